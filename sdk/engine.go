@@ -1,0 +1,80 @@
+// Package sdk is what a Tracecraft engine plugin imports: the Engine interface an engine
+// implements, the parameter schema it describes itself with, the error codes it answers
+// with, and Serve, which runs the engine as a plugin process the Tracecraft host launches.
+//
+// A plugin's main package is a few lines:
+//
+//	func main() { sdk.Serve(myengine.New()) }
+//
+// The host talks to the plugin over gRPC (hashicorp/go-plugin); the generated protocol
+// code stays internal to this module, so an engine author sees only the Go types here.
+package sdk
+
+import (
+	"context"
+	"image"
+)
+
+// Engine is a tracer: it describes its parameters and turns an image into an SVG.
+//
+// Trace is called with a decoded, upright (EXIF orientation applied), non-premultiplied
+// image and with parameters already validated against Describe's schema, defaults filled
+// in. It must return a complete SVG document (see package svg), must give byte-identical
+// output for the same image and parameters, and should return ctx.Err() soon after ctx is
+// cancelled. An engine serves one Trace at a time per process; it may use goroutines
+// inside a Trace.
+type Engine interface {
+	// Describe returns the engine's self-description. It is called once per process
+	// start and must return the same value every time.
+	Describe() Descriptor
+	// Trace converts img into an SVG document.
+	Trace(ctx context.Context, img *image.NRGBA, params Params) ([]byte, error)
+}
+
+// Stability says whether an engine is offered as stable or as an experiment. The host
+// lists stable engines in the schema's "engines" and experimental ones in
+// "experimentalEngines".
+type Stability int
+
+const (
+	// Stable engines are listed in the schema's engines list.
+	Stable Stability = iota + 1
+	// Experimental engines are usable by name but listed apart.
+	Experimental
+)
+
+// String returns "stable" or "experimental".
+func (s Stability) String() string {
+	switch s {
+	case Stable:
+		return "stable"
+	case Experimental:
+		return "experimental"
+	}
+	return "unknown"
+}
+
+// Descriptor is an engine's self-description.
+type Descriptor struct {
+	// Name is the engine's name as clients write it in settings ("potrace"). It must
+	// match the plugin's file name, tracecraft-engine-<Name>.
+	Name string
+	// Version is the engine's own version, free-form ("1.2.0").
+	Version string
+	// Stability is Stable or Experimental.
+	Stability Stability
+	// Description says in one sentence what the engine is good at.
+	Description string
+	// Params is the parameter schema, in the order clients should see it.
+	Params []Param
+}
+
+// Param returns the parameter called name.
+func (d Descriptor) Param(name string) (Param, bool) {
+	for _, p := range d.Params {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}

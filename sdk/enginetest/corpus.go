@@ -1,0 +1,81 @@
+package enginetest
+
+import (
+	"image"
+	"image/draw"
+	"image/png"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// CorpusEnv names the environment variable that points at the bench corpus
+// (a folder holding logo/, poster/, photo/ and lineart/ with PNG files).
+const CorpusEnv = "TRACECRAFT_CORPUS"
+
+// CorpusDir returns the bench corpus folder: $TRACECRAFT_CORPUS, or the folder
+// shared/bench/corpus found beside one of the working directory's ancestors. It skips
+// the test or benchmark when there is none, so that a checkout without the bench still
+// passes its tests.
+func CorpusDir(tb testing.TB) string {
+	tb.Helper()
+	if dir := os.Getenv(CorpusEnv); dir != "" {
+		return dir
+	}
+	dir, err := os.Getwd()
+	if err == nil {
+		for {
+			cand := filepath.Join(dir, "shared", "bench", "corpus")
+			if st, err := os.Stat(cand); err == nil && st.IsDir() {
+				return cand
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	tb.Skipf("no bench corpus: set %s or keep shared/bench beside the repository", CorpusEnv)
+	return ""
+}
+
+// CorpusImages returns the PNG paths of one category of the corpus, sorted.
+func CorpusImages(tb testing.TB, category string) []string {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join(CorpusDir(tb), category, "*.png"))
+	if err != nil || len(paths) == 0 {
+		tb.Skipf("no images in corpus category %q", category)
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// LoadPNG decodes a PNG file into an NRGBA image.
+func LoadPNG(tb testing.TB, path string) *image.NRGBA {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	if n, ok := img.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
+		return n
+	}
+	n := image.NewNRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
+	draw.Draw(n, n.Rect, img, img.Bounds().Min, draw.Src)
+	return n
+}
+
+// Name returns the file name of path without folder and extension, for sub-benchmark
+// names.
+func Name(path string) string {
+	base := filepath.Base(path)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}

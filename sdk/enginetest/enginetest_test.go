@@ -1,0 +1,85 @@
+package enginetest
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"strings"
+	"testing"
+
+	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/svg"
+)
+
+// pixelEngine draws one square per opaque pixel: the simplest conforming engine.
+type pixelEngine struct{}
+
+func (pixelEngine) Describe() sdk.Descriptor {
+	return sdk.Descriptor{
+		Name: "pixels", Version: "1.0.0", Stability: sdk.Experimental,
+		Description: "one square per pixel",
+		Params: []sdk.Param{
+			{Name: "scale", Type: sdk.Number, Min: 1, Max: 2, Default: 1.0, Description: "unused"},
+			{Name: "mode", Type: sdk.Enum, Values: []string{"a", "b"}, Default: "a", Description: "unused"},
+			{Name: "color", Type: sdk.String, Format: sdk.FormatColor, Description: "unused"},
+		},
+	}
+}
+
+func (pixelEngine) Trace(ctx context.Context, img *image.NRGBA, _ sdk.Params) ([]byte, error) {
+	var b bytes.Buffer
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	svg.Header(&b, w, h, false, "")
+	for y := 0; y < h; y++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		for x := 0; x < w; x++ {
+			c := img.NRGBAAt(x, y)
+			if c.A < 128 {
+				continue
+			}
+			p := svg.NewPath(0)
+			p.MoveTo(float64(x), float64(y))
+			p.LineTo(float64(x+1), float64(y))
+			p.LineTo(float64(x+1), float64(y+1))
+			p.LineTo(float64(x), float64(y+1))
+			p.Close()
+			b.WriteString(`<path fill="` + svg.Hex(c) + `" d="` + p.String() + `"/>`)
+		}
+	}
+	svg.Footer(&b)
+	return b.Bytes(), nil
+}
+
+func TestRunPassesAConformingEngine(t *testing.T) {
+	Run(t, func() sdk.Engine { return pixelEngine{} })
+}
+
+func TestInspectFindsEveryProblem(t *testing.T) {
+	tests := []struct {
+		name, doc string
+		want     []string
+	}{
+		{"valid", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 3 2"><path d="M0 0h1"/></svg>`, nil},
+		{"no namespace", `<svg viewBox="0 0 3 2"></svg>`, []string{"xmlns"}},
+		{"bad viewBox", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="1 0 3 2"></svg>`, []string{"viewBox"}},
+		{"script and handler", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 3 2" onload="x()"><script>x</script></svg>`, []string{"<script>", "event attribute"}},
+		{"external reference", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 3 2"><path fill="url(http://x/y)" d=""/><use href="http://e/x"/></svg>`, []string{"refers outside", "external reference"}},
+		{"doctype", `<!DOCTYPE svg><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 3 2"></svg>`, []string{"directive"}},
+		{"not xml", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 3 2">`, []string{"well-formed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Inspect([]byte(tt.doc))
+			if len(tt.want) == 0 && err != nil {
+				t.Fatalf("unexpected problems: %v", err)
+			}
+			for _, w := range tt.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("problems %v, want one mentioning %q", err, w)
+				}
+			}
+		})
+	}
+}

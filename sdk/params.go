@@ -1,0 +1,327 @@
+package sdk
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ParamType is the JSON type of a parameter, as the schema endpoint shows it.
+type ParamType string
+
+// The parameter types of the schema descriptor form.
+const (
+	Number  ParamType = "number"
+	Enum    ParamType = "enum"
+	Boolean ParamType = "boolean"
+	String  ParamType = "string"
+)
+
+// FormatColor is the Param.Format of a string that must be a CSS colour (see ParseColor).
+const FormatColor = "color"
+
+// DefaultMaxLength bounds a string parameter whose MaxLength is 0.
+const DefaultMaxLength = 256
+
+// Param describes one parameter of an engine.
+type Param struct {
+	// Name is the key clients use, an identifier such as "maxColors".
+	Name string
+	// Type is the JSON type the value must have.
+	Type ParamType
+	// Description says what the parameter does, in one sentence.
+	Description string
+	// Default is the value used when the client gives none: a float64 for Number, a
+	// string for Enum and String, a bool for Boolean. A String parameter may have no
+	// default (nil).
+	Default any
+	// Min and Max bound a Number, inclusive.
+	Min, Max float64
+	// Step is the granularity a user interface should offer for a Number (0: none). It
+	// is a hint: any value within [Min, Max] is accepted.
+	Step float64
+	// Integer restricts a Number to whole numbers.
+	Integer bool
+	// Values lists the allowed values of an Enum, case-sensitive.
+	Values []string
+	// Format constrains a String; FormatColor is the only format defined.
+	Format string
+	// MaxLength bounds a String in bytes; 0 means DefaultMaxLength.
+	MaxLength int
+}
+
+// Problem is one thing wrong with a value, in the form the host lists in an error's
+// details.
+type Problem struct {
+	// Field names the parameter ("maxColors"); the host prefixes the engine.
+	Field string
+	// Message says what is wrong, for a person ("must be between 2 and 256").
+	Message string
+	// Value is the offending value as given, or nil.
+	Value any
+}
+
+// Check returns "" when v is an acceptable value of p, or a message saying why not. v is
+// what a JSON decoder produces: float64, string or bool (other types are wrong types).
+func (p Param) Check(v any) string {
+	switch p.Type {
+	case Number:
+		f, ok := v.(float64)
+		if !ok {
+			return "must be a number"
+		}
+		if math.IsNaN(f) || f < p.Min || f > p.Max {
+			return fmt.Sprintf("must be between %s and %s", formatFloat(p.Min), formatFloat(p.Max))
+		}
+		if p.Integer && f != math.Trunc(f) {
+			return "must be a whole number"
+		}
+	case Enum:
+		s, ok := v.(string)
+		if !ok || !contains(p.Values, s) {
+			return "must be one of " + quoteList(p.Values)
+		}
+	case Boolean:
+		if _, ok := v.(bool); !ok {
+			return "must be true or false"
+		}
+	case String:
+		s, ok := v.(string)
+		if !ok {
+			return "must be a string"
+		}
+		if max := p.maxLength(); len(s) > max {
+			return fmt.Sprintf("must be at most %d bytes long", max)
+		}
+		if p.Format == FormatColor {
+			if _, err := ParseColor(s); err != nil {
+				return "must be a CSS colour such as #ff8800, rgb(255 136 0), hsl(32 100% 50%) or orange"
+			}
+		}
+	default:
+		return "has an unknown type " + strconv.Quote(string(p.Type))
+	}
+	return ""
+}
+
+func (p Param) maxLength() int {
+	if p.MaxLength > 0 {
+		return p.MaxLength
+	}
+	return DefaultMaxLength
+}
+
+var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
+var engineName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
+
+// reservedNames cannot be engine names: they are settings keys or the auto selector.
+var reservedNames = map[string]bool{"auto": true, "preset": true, "engine": true, "none": true}
+
+// ValidEngineName reports whether name can name an engine: lower-case letters, digits,
+// '-' and '_', starting with a letter, at most 32 bytes, and not a reserved settings key.
+func ValidEngineName(name string) bool {
+	return engineName.MatchString(name) && !reservedNames[name]
+}
+
+// Validate checks that the descriptor is well-formed: a valid engine name, a version, a
+// known stability, and parameters with unique identifier names, a known type, a
+// description, finite ranges, defaults inside their ranges and enum values that are
+// unique. It returns every problem found, joined.
+func (d Descriptor) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if !ValidEngineName(d.Name) {
+		bad("engine name %q is not a lower-case identifier or is reserved", d.Name)
+	}
+	if strings.TrimSpace(d.Version) == "" {
+		bad("engine %q has no version", d.Name)
+	}
+	if d.Stability != Stable && d.Stability != Experimental {
+		bad("engine %q has no stability (sdk.Stable or sdk.Experimental)", d.Name)
+	}
+	seen := map[string]bool{}
+	for i, p := range d.Params {
+		where := fmt.Sprintf("parameter %d (%q)", i, p.Name)
+		if !identifier.MatchString(p.Name) {
+			bad("%s: name is not an identifier", where)
+		}
+		if seen[p.Name] {
+			bad("%s: name is used twice", where)
+		}
+		seen[p.Name] = true
+		if strings.TrimSpace(p.Description) == "" {
+			bad("%s: no description", where)
+		}
+		switch p.Type {
+		case Number:
+			if math.IsNaN(p.Min) || math.IsNaN(p.Max) || math.IsInf(p.Min, 0) || math.IsInf(p.Max, 0) || p.Min > p.Max {
+				bad("%s: range [%v, %v] is not a finite interval", where, p.Min, p.Max)
+			}
+			if p.Step < 0 || math.IsNaN(p.Step) || math.IsInf(p.Step, 0) {
+				bad("%s: step %v is not a positive number", where, p.Step)
+			}
+		case Enum:
+			if len(p.Values) == 0 {
+				bad("%s: an enum needs values", where)
+			}
+			vs := map[string]bool{}
+			for _, v := range p.Values {
+				if v == "" || vs[v] {
+					bad("%s: enum value %q is empty or repeated", where, v)
+				}
+				vs[v] = true
+			}
+		case Boolean:
+		case String:
+			if p.Format != "" && p.Format != FormatColor {
+				bad("%s: unknown string format %q", where, p.Format)
+			}
+			if p.MaxLength < 0 {
+				bad("%s: negative maximum length", where)
+			}
+		default:
+			bad("%s: unknown type %q", where, p.Type)
+			continue
+		}
+		if p.Default == nil {
+			if p.Type != String {
+				bad("%s: no default", where)
+			}
+			continue
+		}
+		if msg := p.Check(p.Default); msg != "" {
+			bad("%s: default %v %s", where, p.Default, msg)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Params holds the parameters of one Trace call: every parameter of the schema, with the
+// client's value where one was given and the default otherwise.
+type Params struct {
+	values map[string]any
+	given  map[string]bool
+}
+
+// NewParams validates given against d and fills in the defaults. given maps a parameter
+// name to a JSON value (float64, string or bool). It returns every problem found; the
+// Params are only usable when there are none.
+func NewParams(d Descriptor, given map[string]any) (Params, []Problem) {
+	var problems []Problem
+	p := Params{values: make(map[string]any, len(d.Params)), given: make(map[string]bool, len(given))}
+	for _, name := range sortedKeys(given) {
+		v := given[name]
+		spec, ok := d.Param(name)
+		if !ok {
+			problems = append(problems, Problem{Field: name, Message: "is not a parameter of engine " + d.Name + "; known: " + strings.Join(d.paramNames(), ", "), Value: v})
+			continue
+		}
+		if msg := spec.Check(v); msg != "" {
+			problems = append(problems, Problem{Field: name, Message: msg, Value: v})
+			continue
+		}
+		p.values[name] = v
+		p.given[name] = true
+	}
+	for _, spec := range d.Params {
+		if _, ok := p.values[spec.Name]; !ok && spec.Default != nil {
+			p.values[spec.Name] = spec.Default
+		}
+	}
+	return p, problems
+}
+
+// DefaultParams returns the schema's defaults, as NewParams(d, nil) would.
+func DefaultParams(d Descriptor) Params {
+	p, _ := NewParams(d, nil)
+	return p
+}
+
+func (d Descriptor) paramNames() []string {
+	names := make([]string, len(d.Params))
+	for i, p := range d.Params {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// Number returns a Number parameter, or 0 if name has no value.
+func (p Params) Number(name string) float64 {
+	f, _ := p.values[name].(float64)
+	return f
+}
+
+// Int returns a Number parameter rounded to the nearest integer.
+func (p Params) Int(name string) int { return int(math.Round(p.Number(name))) }
+
+// String returns an Enum or String parameter, or "" if name has no value.
+func (p Params) String(name string) string {
+	s, _ := p.values[name].(string)
+	return s
+}
+
+// Bool returns a Boolean parameter, or false if name has no value.
+func (p Params) Bool(name string) bool {
+	b, _ := p.values[name].(bool)
+	return b
+}
+
+// Has reports whether name has a value, given or default.
+func (p Params) Has(name string) bool {
+	_, ok := p.values[name]
+	return ok
+}
+
+// Given reports whether the client set name explicitly (as opposed to its default), for
+// engines whose own presets yield to explicit parameters.
+func (p Params) Given(name string) bool { return p.given[name] }
+
+// Values returns a copy of all values, defaults included.
+func (p Params) Values() map[string]any {
+	out := make(map[string]any, len(p.values))
+	for k, v := range p.values {
+		out[k] = v
+	}
+	return out
+}
+
+// GivenValues returns a copy of the explicitly given values only.
+func (p Params) GivenValues() map[string]any {
+	out := make(map[string]any, len(p.given))
+	for k := range p.given {
+		out[k] = p.values[k]
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quoteList(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
+}
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

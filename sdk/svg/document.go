@@ -1,0 +1,60 @@
+package svg
+
+import (
+	"bytes"
+	"image/color"
+	"strconv"
+	"strings"
+)
+
+// Namespace is the SVG namespace every document declares.
+const Namespace = "http://www.w3.org/2000/svg"
+
+// Header appends the opening svg tag of a w x h image: xmlns and viewBox="0 0 w h", and
+// width and height attributes when fixedSize is set. extra, if not empty, is appended
+// inside the tag verbatim (for example ` fill-rule="evenodd"`); it must start with a
+// space and be well-formed.
+func Header(dst *bytes.Buffer, w, h int, fixedSize bool, extra string) {
+	dst.WriteString(`<svg xmlns="` + Namespace + `" viewBox="0 0 `)
+	dst.WriteString(strconv.Itoa(w))
+	dst.WriteByte(' ')
+	dst.WriteString(strconv.Itoa(h))
+	dst.WriteByte('"')
+	if fixedSize {
+		dst.WriteString(` width="` + strconv.Itoa(w) + `" height="` + strconv.Itoa(h) + `"`)
+	}
+	dst.WriteString(extra)
+	dst.WriteByte('>')
+}
+
+// Footer appends the closing svg tag and a final newline.
+func Footer(dst *bytes.Buffer) { dst.WriteString("</svg>\n") }
+
+// Empty returns a complete document of a w x h image with nothing drawn, as engines
+// answer for a fully transparent image.
+func Empty(w, h int, fixedSize bool) []byte {
+	var b bytes.Buffer
+	Header(&b, w, h, fixedSize, "")
+	Footer(&b)
+	return b.Bytes()
+}
+
+// Hex returns the colour's RGB in its shortest hex form, "#abc" where each channel's two
+// digits repeat, "#a1b2c3" otherwise. Alpha is ignored: write it with Opacity.
+func Hex(c color.NRGBA) string {
+	const digits = "0123456789abcdef"
+	if c.R%17 == 0 && c.G%17 == 0 && c.B%17 == 0 {
+		return string([]byte{'#', digits[c.R/17], digits[c.G/17], digits[c.B/17]})
+	}
+	return string([]byte{'#', digits[c.R>>4], digits[c.R&15], digits[c.G>>4], digits[c.G&15], digits[c.B>>4], digits[c.B&15]})
+}
+
+// Opacity formats an 8-bit alpha as an opacity in [0, 1] with 3 decimals (".502").
+func Opacity(a uint8) string { return Num(float64(a)/255, 3) }
+
+// AttrEscape escapes s for use inside a double-quoted XML attribute.
+func AttrEscape(s string) string {
+	return attrReplacer.Replace(s)
+}
+
+var attrReplacer = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
