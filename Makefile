@@ -1,0 +1,54 @@
+# Tracecraft. `make run` starts the service on :8080; `make test` runs everything CI runs.
+GO        ?= go
+BIN       := bin
+PLUGINDIR := $(BIN)/plugins
+ENGINES   := $(patsubst plugins/%/main.go,%,$(wildcard plugins/*/main.go))
+TOOLS     := $(CURDIR)/$(BIN)/tools
+PROTOC_GEN_GO_VERSION      := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
+STATICCHECK_VERSION        := v0.8.2
+PROTO_OUT := sdk/internal/tracev1
+
+.PHONY: build run test bench proto proto-check tools lint clean
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/tracecraft ./host
+	@mkdir -p $(PLUGINDIR)
+	@for e in $(ENGINES); do \
+		echo "  engine $$e"; \
+		CGO_ENABLED=0 $(GO) build -trimpath -o $(PLUGINDIR)/tracecraft-engine-$$e ./plugins/$$e || exit 1; \
+	done
+
+run: build
+	./$(BIN)/tracecraft serve --addr :8080 --plugins-dir $(PLUGINDIR) --data-dir ./data
+
+proto: tools
+	PATH="$(TOOLS):$$PATH" protoc -I sdk/proto \
+		--go_out=$(PROTO_OUT) --go_opt=paths=source_relative \
+		--go-grpc_out=$(PROTO_OUT) --go-grpc_opt=paths=source_relative \
+		trace/v1/trace.proto
+	mv $(PROTO_OUT)/trace/v1/*.go $(PROTO_OUT)/ && rm -r $(PROTO_OUT)/trace
+
+tools:
+	@mkdir -p $(TOOLS)
+	@test -x $(TOOLS)/protoc-gen-go || GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	@test -x $(TOOLS)/protoc-gen-go-grpc || GOBIN=$(TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	@test -x $(TOOLS)/staticcheck || GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# proto-check fails when the committed generated code differs from what `make proto` makes.
+proto-check: proto
+	@git diff --exit-code -- $(PROTO_OUT) || { echo "generated protocol code is stale: run make proto and commit"; exit 1; }
+
+lint: tools
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+	$(TOOLS)/staticcheck ./...
+
+test: lint proto-check build
+	$(GO) test -count=1 -timeout 12m ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./...
+
+clean:
+	rm -rf $(BIN)

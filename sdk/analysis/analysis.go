@@ -1,0 +1,182 @@
+// Package analysis measures an image for the host's automatic engine and preset
+// selection: how many colours it has, how much of it the main colours cover, how much of
+// it is edges or smooth gradients, how saturated and how transparent it is. The sdk
+// computes the measurements inside the plugin process, where the image is decoded, and
+// sends the host a handful of numbers.
+package analysis
+
+import (
+	"image"
+)
+
+// Feature names, the keys of the map Measure returns. Shares are fractions in [0, 1] of
+// the sampled pixels (of the opaque ones where the name says so).
+const (
+	// Colors is the number of distinct colours among opaque pixels after quantising each
+	// channel to 4 bits.
+	Colors = "colors"
+	// Top1Share, Top4Share, Top16Share: share of opaque pixels in the 1, 4, 16 most
+	// common quantised colours.
+	Top1Share  = "top1_share"
+	Top4Share  = "top4_share"
+	Top16Share = "top16_share"
+	// EdgeShare: share of pixels whose luma differs from a neighbour by more than 48.
+	EdgeShare = "edge_share"
+	// GradientShare: share of pixels whose luma differs from a neighbour by 3..48: smooth
+	// shading, as in photographs.
+	GradientShare = "gradient_share"
+	// FlatShare: share of pixels equal (within 2 luma levels) to both neighbours.
+	FlatShare = "flat_share"
+	// Saturation is the mean HSV saturation of opaque pixels, in [0, 1].
+	Saturation = "saturation"
+	// GrayShare: share of opaque pixels whose channels differ by less than 16.
+	GrayShare = "gray_share"
+	// ExtremeShare: share of opaque pixels with luma below 64 or above 192.
+	ExtremeShare = "extreme_share"
+	// TransparentShare: share of pixels with alpha below 128.
+	TransparentShare = "transparent_share"
+	// PartialAlphaShare: share of pixels with alpha strictly between 0 and 255.
+	PartialAlphaShare = "partial_alpha_share"
+	// Megapixels is width x height / 1e6.
+	Megapixels = "megapixels"
+)
+
+// maxSamples bounds the pixels visited, so a 40-megapixel image costs about what a
+// 0.5-megapixel one does.
+const maxSamples = 1 << 19
+
+// Measure returns the features of img. It samples a regular grid of rows and columns
+// when the image is large; the result is deterministic.
+func Measure(img *image.NRGBA) map[string]float64 {
+	b := img.Rect
+	w, h := b.Dx(), b.Dy()
+	f := map[string]float64{Megapixels: float64(w) * float64(h) / 1e6}
+	if w == 0 || h == 0 {
+		return f
+	}
+	step := 1
+	for (w/step)*(h/step) > maxSamples {
+		step++
+	}
+	var hist [4096]uint32
+	var n, opaque, transparent, partial, edge, gradient, flat, gray, extreme float64
+	var satSum float64
+	luma := func(i int) int {
+		p := img.Pix[i : i+4 : i+4]
+		// Composite over white so transparent areas read as background.
+		a := int(p[3])
+		l := (299*int(p[0]) + 587*int(p[1]) + 114*int(p[2])) / 1000
+		return (l*a + 255*(255-a)) / 255
+	}
+	for y := 0; y < h; y += step {
+		row := y * img.Stride
+		for x := 0; x < w; x += step {
+			i := row + x*4
+			p := img.Pix[i : i+4 : i+4]
+			n++
+			switch a := p[3]; {
+			case a < 128:
+				transparent++
+			}
+			if p[3] > 0 && p[3] < 255 {
+				partial++
+			}
+			l := luma(i)
+			dr, dd := 0, 0
+			if x+1 < w {
+				dr = abs(l - luma(i+4))
+			}
+			if y+1 < h {
+				dd = abs(l - luma(i+img.Stride))
+			}
+			d := max(dr, dd)
+			switch {
+			case d > 48:
+				edge++
+			case d >= 3:
+				gradient++
+			}
+			if d <= 2 {
+				flat++
+			}
+			if p[3] < 128 {
+				continue
+			}
+			opaque++
+			hist[int(p[0]>>4)<<8|int(p[1]>>4)<<4|int(p[2]>>4)]++
+			mx := max(p[0], p[1], p[2])
+			mn := min(p[0], p[1], p[2])
+			if mx > 0 {
+				satSum += float64(mx-mn) / float64(mx)
+			}
+			if mx-mn < 16 {
+				gray++
+			}
+			if l < 64 || l > 192 {
+				extreme++
+			}
+		}
+	}
+	f[EdgeShare] = edge / n
+	f[GradientShare] = gradient / n
+	f[FlatShare] = flat / n
+	f[TransparentShare] = transparent / n
+	f[PartialAlphaShare] = partial / n
+	if opaque == 0 {
+		return f
+	}
+	counts := make([]uint32, 0, 64)
+	for _, c := range hist {
+		if c > 0 {
+			counts = append(counts, c)
+		}
+	}
+	f[Colors] = float64(len(counts))
+	top := topCounts(counts, 16)
+	var sum float64
+	for i, c := range top {
+		sum += float64(c)
+		switch i {
+		case 0:
+			f[Top1Share] = sum / opaque
+		case 3:
+			f[Top4Share] = sum / opaque
+		}
+	}
+	if len(top) < 4 {
+		f[Top4Share] = sum / opaque
+	}
+	f[Top16Share] = sum / opaque
+	f[Saturation] = satSum / opaque
+	f[GrayShare] = gray / opaque
+	f[ExtremeShare] = extreme / opaque
+	return f
+}
+
+// topCounts returns the k largest counts, largest first.
+func topCounts(counts []uint32, k int) []uint32 {
+	top := make([]uint32, 0, k+1)
+	for _, c := range counts {
+		i := len(top)
+		for i > 0 && top[i-1] < c {
+			i--
+		}
+		if i >= k {
+			continue
+		}
+		top = append(top, 0)
+		copy(top[i+1:], top[i:])
+		top[i] = c
+		if len(top) > k {
+			top = top[:k]
+		}
+	}
+	return top
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

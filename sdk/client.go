@@ -1,0 +1,252 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+
+	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
+)
+
+// ErrCrashed reports that a plugin process died or broke the protocol during a call.
+var ErrCrashed = errors.New("engine process crashed")
+
+// Launch says how to start a plugin process.
+type Launch struct {
+	// Path is the plugin executable.
+	Path string
+	// Logger receives the plugin's log lines and go-plugin's own; nil discards them.
+	Logger hclog.Logger
+	// StartTimeout bounds the start and handshake; 0 means 10 seconds.
+	StartTimeout time.Duration
+	// Stderr, if set, receives the plugin's raw stderr lines that are not log lines.
+	Stderr io.Writer
+}
+
+// Client is the host's handle on one plugin process. Its methods are safe for concurrent
+// use, but a plugin runs one call at a time.
+type Client struct {
+	pc       *plugin.Client
+	rpc      tracev1.EngineClient
+	cmd      *exec.Cmd
+	protocol int
+	killOnce sync.Once
+}
+
+// Start launches the plugin at l.Path, performs the handshake (negotiating the protocol
+// version) and returns a client. The process is put in its own process group, so Kill
+// can end it with everything it started, and the kernel kills it if the host dies.
+func Start(l Launch) (*Client, error) {
+	logger := l.Logger
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	timeout := l.StartTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	cmd := exec.Command(l.Path)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	pc := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig:  Handshake,
+		VersionedPlugins: versionedPlugins(nil, nil),
+		Cmd:              cmd,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		Logger:           logger,
+		StartTimeout:     timeout,
+		Stderr:           l.Stderr,
+		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
+			grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes))},
+	})
+	var startErr error
+	// Pdeathsig fires when the thread that forked the child exits, not the process, so
+	// the fork happens on a thread that lives as long as the host.
+	onSpawnerThread(func() { _, startErr = pc.Start() })
+	if startErr != nil {
+		pc.Kill()
+		return nil, fmt.Errorf("start %s: %w", l.Path, startErr)
+	}
+	proto, err := pc.Client()
+	if err != nil {
+		pc.Kill()
+		return nil, fmt.Errorf("connect to %s: %w", l.Path, err)
+	}
+	raw, err := proto.Dispense(pluginName)
+	if err != nil {
+		pc.Kill()
+		return nil, fmt.Errorf("dispense engine from %s: %w", l.Path, err)
+	}
+	rpc, ok := raw.(tracev1.EngineClient)
+	if !ok {
+		pc.Kill()
+		return nil, fmt.Errorf("%s: unexpected plugin type %T", l.Path, raw)
+	}
+	return &Client{pc: pc, rpc: rpc, cmd: cmd, protocol: pc.NegotiatedVersion()}, nil
+}
+
+// Protocol returns the negotiated protocol version.
+func (c *Client) Protocol() int { return c.protocol }
+
+// Pid returns the plugin's process id.
+func (c *Client) Pid() int {
+	if c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// Exited reports whether the plugin process has exited.
+func (c *Client) Exited() bool { return c.pc.Exited() }
+
+// Describe asks the plugin for its description.
+func (c *Client) Describe(ctx context.Context) (Descriptor, error) {
+	r, err := c.rpc.Describe(ctx, &tracev1.DescribeRequest{})
+	if err != nil {
+		return Descriptor{}, c.callError(ctx, err)
+	}
+	return descriptorFromProto(r), nil
+}
+
+// TraceRequest is one job for a plugin.
+type TraceRequest struct {
+	// Image is the uploaded file, undecoded.
+	Image []byte
+	// Params holds the given parameters (JSON values); the plugin fills the defaults.
+	Params map[string]any
+	// MaxPixels bounds width x height; 0 means no bound.
+	MaxPixels int64
+}
+
+// TraceResult is a plugin's answer to a TraceRequest.
+type TraceResult struct {
+	SVG           []byte
+	Width, Height int
+	// Decode and Trace are the plugin's own timings.
+	Decode, Trace time.Duration
+}
+
+// Trace runs one job. It returns an *Error when the engine answered with one, ErrCrashed
+// (wrapped) when the process died or broke the protocol, or ctx's error when ctx ended
+// first; in the last two cases the process may still be busy and should be killed.
+func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, error) {
+	params, err := paramsToProto(req.Params)
+	if err != nil {
+		return TraceResult{}, Errorf(CodeInvalidSettings, "%v", err)
+	}
+	r, err := c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: req.Image, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
+	if err != nil {
+		return TraceResult{}, c.callError(ctx, err)
+	}
+	if f := r.GetFailure(); f != nil {
+		return TraceResult{}, &Error{Code: f.GetCode(), Message: f.GetMessage()}
+	}
+	return TraceResult{
+		SVG: r.GetSvg(), Width: int(r.GetWidth()), Height: int(r.GetHeight()),
+		Decode: time.Duration(r.GetDecodeMicros()) * time.Microsecond,
+		Trace:  time.Duration(r.GetTraceMicros()) * time.Microsecond,
+	}, nil
+}
+
+// Analysis is a plugin's measurement of an image.
+type Analysis struct {
+	Width, Height int
+	Features      map[string]float64
+	Took          time.Duration
+}
+
+// Analyze decodes image in the plugin and returns its features (see package analysis).
+// Errors are as for Trace.
+func (c *Client) Analyze(ctx context.Context, image []byte, maxPixels int64) (Analysis, error) {
+	r, err := c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: image, MaxPixels: uint64(max(0, maxPixels))})
+	if err != nil {
+		return Analysis{}, c.callError(ctx, err)
+	}
+	if f := r.GetFailure(); f != nil {
+		return Analysis{}, &Error{Code: f.GetCode(), Message: f.GetMessage()}
+	}
+	return Analysis{
+		Width: int(r.GetWidth()), Height: int(r.GetHeight()), Features: r.GetFeatures(),
+		Took: time.Duration(r.GetAnalyzeMicros()) * time.Microsecond,
+	}, nil
+}
+
+// callError classifies a failed call: ctx's own error if ctx ended, an output-too-large
+// error if a message hit the size limit, ErrCrashed otherwise.
+func (c *Client) callError(ctx context.Context, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	switch statusCode(err) {
+	case codes.ResourceExhausted:
+		return Errorf(CodeOutputTooLarge, "the engine's answer is larger than the %d MB the service can carry", MaxMessageBytes>>20)
+	case codes.Canceled, codes.DeadlineExceeded:
+		// The plugin gave up on its own context: the host cancelled it.
+		return fmt.Errorf("%w: call cancelled: %v", ErrCrashed, err)
+	}
+	return fmt.Errorf("%w: %v", ErrCrashed, err)
+}
+
+// Kill ends the plugin process and every process it started, at once, and waits for it
+// to be reaped. It is safe to call more than once and after the process has exited.
+func (c *Client) Kill() {
+	c.killOnce.Do(func() {
+		if pid := c.Pid(); pid > 0 {
+			// The plugin leads its own process group (Setpgid), so -pid reaches its children.
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+		c.pc.Kill()
+	})
+}
+
+// Close asks the plugin to exit and waits up to two seconds before killing it, for
+// processes that are idle.
+func (c *Client) Close() {
+	c.killOnce.Do(func() {
+		c.pc.Kill()
+		if pid := c.Pid(); pid > 0 {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	})
+}
+
+var spawner struct {
+	once sync.Once
+	jobs chan func()
+}
+
+// spawnerThreads is how many plugin starts may run at once.
+const spawnerThreads = 4
+
+// onSpawnerThread runs f on one of a few goroutines locked to OS threads that never exit,
+// for the life of the process, so that a child's Pdeathsig fires only when the host
+// itself dies.
+func onSpawnerThread(f func()) {
+	spawner.once.Do(func() {
+		spawner.jobs = make(chan func())
+		for i := 0; i < spawnerThreads; i++ {
+			go func() {
+				runtime.LockOSThread() // never unlocked: the thread must outlive its children
+				for job := range spawner.jobs {
+					job()
+				}
+			}()
+		}
+	})
+	done := make(chan struct{})
+	spawner.jobs <- func() {
+		defer close(done)
+		f()
+	}
+	<-done
+}

@@ -1,0 +1,218 @@
+package sdk_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tracecraft/tracecraft/sdk"
+)
+
+var binDir string
+
+// TestMain builds the test engine in its variants once for all tests.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sdk-test-")
+	if err != nil {
+		panic(err)
+	}
+	binDir = dir
+	for _, v := range []string{"", "protocol9"} {
+		out := filepath.Join(dir, "testengine"+v)
+		cmd := exec.Command("go", "build", "-ldflags", "-X main.variant="+v, "-o", out, "github.com/tracecraft/tracecraft/internal/testengine")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			panic(err)
+		}
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func start(t *testing.T, variant string) *sdk.Client {
+	t.Helper()
+	c, err := sdk.Start(sdk.Launch{Path: filepath.Join(binDir, "testengine"+variant)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	return c
+}
+
+func pngBytes(t *testing.T, w, h int, c color.NRGBA) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestClientDescribesTracesAndAnalyzesThroughARealPlugin(t *testing.T) {
+	c := start(t, "")
+	if c.Protocol() != sdk.ProtocolVersion {
+		t.Errorf("negotiated protocol %d, want %d", c.Protocol(), sdk.ProtocolVersion)
+	}
+	d, err := c.Describe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Name != "testengine" || d.Stability != sdk.Stable || len(d.Params) != 3 || d.Params[1].Default != 0.0 || !d.Params[1].Integer {
+		t.Errorf("description came through wrong: %+v", d)
+	}
+	if err := d.Validate(); err != nil {
+		t.Errorf("description is not valid after the round trip: %v", err)
+	}
+	img := pngBytes(t, 30, 20, color.NRGBA{R: 255, A: 255})
+	res, err := c.Trace(context.Background(), sdk.TraceRequest{Image: img, Params: map[string]any{"color": "blue"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Width != 30 || res.Height != 20 || !strings.Contains(string(res.SVG), `fill="#00f"`) {
+		t.Errorf("trace gave %dx%d %s", res.Width, res.Height, res.SVG)
+	}
+	a, err := c.Analyze(context.Background(), img, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Width != 30 || a.Features["colors"] != 1 || a.Features["top1_share"] != 1 {
+		t.Errorf("analysis %+v", a)
+	}
+}
+
+func TestClientReportsEngineErrorsWithTheirCodes(t *testing.T) {
+	c := start(t, "")
+	img := pngBytes(t, 4, 4, color.NRGBA{A: 255})
+	tests := []struct {
+		name   string
+		image  []byte
+		params map[string]any
+		max    int64
+		code   string
+	}{
+		{"unknown parameter", img, map[string]any{"nope": 1.0}, 0, sdk.CodeInvalidSettings},
+		{"out of range", img, map[string]any{"ms": -1.0}, 0, sdk.CodeInvalidSettings},
+		{"engine failure", img, map[string]any{"action": "fail"}, 0, sdk.CodeInvalidSettings},
+		{"not an image", []byte("hello"), nil, 0, sdk.CodeCorruptImage},
+		{"empty", nil, nil, 0, sdk.CodeEmptyImage},
+		{"too many pixels", img, nil, 10, sdk.CodeTooManyPixels},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.Trace(context.Background(), sdk.TraceRequest{Image: tt.image, Params: tt.params, MaxPixels: tt.max})
+			if sdk.ErrorCode(err) != tt.code {
+				t.Errorf("got %v, want code %s", err, tt.code)
+			}
+		})
+	}
+	if _, err := c.Trace(context.Background(), sdk.TraceRequest{Image: img}); err != nil {
+		t.Errorf("the process does not serve after errors: %v", err)
+	}
+}
+
+func TestClientSeesACrashAsErrCrashed(t *testing.T) {
+	for _, action := range []string{"panic", "exit"} {
+		t.Run(action, func(t *testing.T) {
+			c := start(t, "")
+			_, err := c.Trace(context.Background(), sdk.TraceRequest{Image: pngBytes(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": action}})
+			if !errors.Is(err, sdk.ErrCrashed) {
+				t.Fatalf("got %v, want ErrCrashed", err)
+			}
+			waitFor(t, c.Exited)
+		})
+	}
+}
+
+func TestKillEndsThePluginAndTheProcessesItStarted(t *testing.T) {
+	c := start(t, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err := c.Trace(ctx, sdk.TraceRequest{Image: pngBytes(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": "spawn", "ms": 60000.0}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want the deadline", err)
+	}
+	children := childrenOf(t, c.Pid())
+	if len(children) == 0 {
+		t.Fatal("the plugin started no child")
+	}
+	c.Kill()
+	if !c.Exited() {
+		t.Error("the plugin has not exited after Kill")
+	}
+	for _, pid := range children {
+		waitFor(t, func() bool { return !alive(pid) })
+	}
+}
+
+func TestStartRefusesAPluginOfAnUnknownProtocolVersion(t *testing.T) {
+	_, err := sdk.Start(sdk.Launch{Path: filepath.Join(binDir, "testengineprotocol9")})
+	if err == nil || !strings.Contains(err.Error(), "version") {
+		t.Fatalf("got %v, want a protocol version error", err)
+	}
+}
+
+// childrenOf returns the pids whose parent is pid, read from /proc.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	var kids []int
+	deadline := time.Now().Add(5 * time.Second)
+	for len(kids) == 0 && time.Now().Before(deadline) {
+		entries, _ := os.ReadDir("/proc")
+		for _, e := range entries {
+			p, err := strconv.Atoi(e.Name())
+			if err != nil {
+				continue
+			}
+			stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if err != nil {
+				continue
+			}
+			// Field 4 of /proc/PID/stat, after the parenthesised command name, is the ppid.
+			fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+			if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+				kids = append(kids, p)
+			}
+		}
+		if len(kids) == 0 {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return kids
+}
+
+// alive reports whether pid is a process that has not exited: zombies, which wait for
+// their new parent to reap them, count as gone.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z"
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

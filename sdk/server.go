@@ -1,0 +1,141 @@
+package sdk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/tracecraft/tracecraft/sdk/analysis"
+	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
+)
+
+// server implements the protocol's Engine service for one Engine, in the plugin
+// process.
+type server struct {
+	tracev1.UnimplementedEngineServer
+	engine Engine
+	desc   Descriptor
+	logger hclog.Logger
+	// mu serialises the work: a plugin process runs one job at a time, so that the host's
+	// pool accounting (one process, one job) holds even if a caller misbehaves.
+	mu sync.Mutex
+}
+
+func newServer(e Engine, logger hclog.Logger) *server {
+	return &server{engine: e, desc: e.Describe(), logger: logger}
+}
+
+// Describe returns the engine's description.
+func (s *server) Describe(context.Context, *tracev1.DescribeRequest) (*tracev1.DescribeResponse, error) {
+	return descriptorToProto(s.desc), nil
+}
+
+// Trace validates the parameters, decodes the image and runs the engine.
+func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	params, problems := NewParams(s.desc, paramsFromProto(req.GetParams()))
+	if len(problems) > 0 {
+		return &tracev1.TraceResponse{Failure: failureToProto(problemsError(s.desc.Name, problems))}, nil
+	}
+	start := time.Now()
+	img, err := decodeImage(req.GetImage(), int64(req.GetMaxPixels()))
+	if err != nil {
+		return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
+	}
+	decoded := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	svg, err := s.engine.Trace(WithLogger(ctx, s.logger), img, params)
+	traced := time.Now()
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return nil, status.FromContextError(ctxErr).Err()
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			s.logger.Error("trace failed", "error", err)
+		}
+		return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
+	}
+	if len(svg) > MaxMessageBytes-(1<<20) {
+		return &tracev1.TraceResponse{Failure: failureToProto(Errorf(CodeOutputTooLarge,
+			"the SVG would be %d MB, more than the %d MB the service can return; lower the number of colours or raise the tolerance",
+			len(svg)>>20, MaxMessageBytes>>20))}, nil
+	}
+	return &tracev1.TraceResponse{
+		Svg:          svg,
+		Width:        uint32(img.Rect.Dx()),
+		Height:       uint32(img.Rect.Dy()),
+		DecodeMicros: uint64(decoded.Sub(start).Microseconds()),
+		TraceMicros:  uint64(traced.Sub(decoded).Microseconds()),
+	}, nil
+}
+
+// Analyze decodes the image and measures it for automatic selection.
+func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	start := time.Now()
+	img, err := decodeImage(req.GetImage(), int64(req.GetMaxPixels()))
+	if err != nil {
+		return &tracev1.AnalyzeResponse{Failure: failureToProto(err)}, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
+	return &tracev1.AnalyzeResponse{
+		Width:         uint32(img.Rect.Dx()),
+		Height:        uint32(img.Rect.Dy()),
+		Features:      analysis.Measure(img),
+		AnalyzeMicros: uint64(time.Since(start).Microseconds()),
+	}, nil
+}
+
+// problemsError turns parameter problems into one invalid-settings error naming each.
+func problemsError(engine string, problems []Problem) *Error {
+	parts := make([]string, len(problems))
+	for i, p := range problems {
+		parts[i] = fmt.Sprintf("%s.%s %s", engine, p.Field, p.Message)
+	}
+	return Errorf(CodeInvalidSettings, "%s", strings.Join(parts, "; "))
+}
+
+// decodeImage decodes an upload for an engine.
+func decodeImage(data []byte, maxPixels int64) (*image.NRGBA, error) {
+	return decodeStd(data, maxPixels)
+}
+
+type loggerKey struct{}
+
+// WithLogger returns a context carrying logger, as Serve gives one to Engine.Trace.
+func WithLogger(ctx context.Context, logger hclog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, logger)
+}
+
+// Logger returns the logger in ctx: inside Engine.Trace, a logger whose lines the host
+// writes into its own log under the engine's name. Without one it returns a logger that
+// discards everything.
+func Logger(ctx context.Context) hclog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(hclog.Logger); ok {
+		return l
+	}
+	return hclog.NewNullLogger()
+}
+
+// statusCode returns the gRPC status code of err, or codes.Unknown.
+func statusCode(err error) codes.Code {
+	if s, ok := status.FromError(err); ok {
+		return s.Code()
+	}
+	return codes.Unknown
+}
