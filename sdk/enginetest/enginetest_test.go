@@ -59,7 +59,7 @@ func TestRunPassesAConformingEngine(t *testing.T) {
 func TestInspectFindsEveryProblem(t *testing.T) {
 	tests := []struct {
 		name, doc string
-		want     []string
+		want      []string
 	}{
 		{"valid", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 3 2"><path d="M0 0h1"/></svg>`, nil},
 		{"no namespace", `<svg viewBox="0 0 3 2"></svg>`, []string{"xmlns"}},

@@ -64,7 +64,7 @@ func Inspect(doc []byte) (*SVGInfo, error) {
 		}
 		switch t := tok.(type) {
 		case xml.Directive:
-			bad("has a directive <!%s>", strings.Fields(string(t)+" ")[0])
+			bad("has a directive <!%s>", strings.Fields(string(t) + " ")[0])
 		case xml.ProcInst:
 			if t.Target != "xml" {
 				bad("has a processing instruction <?%s?>", t.Target)
