@@ -188,11 +188,14 @@ func (c *Client) callError(ctx context.Context, err error) error {
 		return ctxErr
 	}
 	switch statusCode(err) {
+	case codes.DeadlineExceeded:
+		// gRPC's own timer for the deadline it forwards to the plugin may fire just before
+		// ctx's; it is the same deadline.
+		if _, ok := ctx.Deadline(); ok {
+			return context.DeadlineExceeded
+		}
 	case codes.ResourceExhausted:
 		return Errorf(CodeOutputTooLarge, "the engine's answer is larger than the %d MB the service can carry", MaxMessageBytes>>20)
-	case codes.Canceled, codes.DeadlineExceeded:
-		// The plugin gave up on its own context: the host cancelled it.
-		return fmt.Errorf("%w: call cancelled: %v", ErrCrashed, err)
 	}
 	return fmt.Errorf("%w: %v", ErrCrashed, err)
 }

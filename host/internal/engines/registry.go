@@ -1,0 +1,469 @@
+// Package engines finds the engine plugins in a folder, runs each as a pool of plugin
+// processes, and swaps in new or upgraded binaries while the host keeps serving. A job
+// that outlives its context has its process killed (with everything the process
+// started) and replaced; a process that crashes is replaced too.
+package engines
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/sdk"
+)
+
+// FilePrefix starts the file name of every engine plugin: tracecraft-engine-<name>.
+const FilePrefix = "tracecraft-engine-"
+
+// Config configures a Registry.
+type Config struct {
+	// Dir is the plugins folder.
+	Dir string
+	// RunDir, if set, is where the registry copies each binary before running it, so an
+	// operator can overwrite a file in Dir while its old version still runs (Linux
+	// refuses to write a running executable) and a half-copied file never runs. Empty:
+	// binaries run in place (for the one-shot trace command).
+	RunDir string
+	// Processes is the most processes per engine: one per worker of all lanes.
+	Processes int
+	// IdleTimeout ends processes idle that long, keeping one per engine; 0 keeps all.
+	IdleTimeout time.Duration
+	// Logger receives the registry's and the plugins' log lines.
+	Logger hclog.Logger
+}
+
+// Engine is one loaded generation of an engine binary.
+type Engine struct {
+	// Desc is the engine's self-description.
+	Desc sdk.Descriptor
+	// File is the plugin's path in the plugins folder.
+	File string
+	// Hash is the SHA-256 of the binary.
+	Hash string
+	// Protocol is the negotiated protocol version.
+	Protocol int
+	// LoadedAt is when this generation was loaded.
+	LoadedAt time.Time
+
+	pool *pool
+}
+
+// Status describes an engine for the health endpoint.
+type Status struct {
+	Name      string `json:"name"`
+	Version   string `json:"version,omitempty"`
+	Stability string `json:"stability,omitempty"`
+	// Status is "ready", or "failed" when the file could not be loaded.
+	Status string `json:"status"`
+	// Error says why the engine failed to load, or why its newest file was refused
+	// while an older version keeps serving.
+	Error     string `json:"error,omitempty"`
+	Processes int    `json:"processes"`
+	Busy      int    `json:"busy"`
+}
+
+// fileID identifies a file's version cheaply, to skip hashing unchanged files.
+type fileID struct {
+	size  int64
+	mtime time.Time
+	ino   uint64
+}
+
+// Registry holds the engines of a plugins folder.
+type Registry struct {
+	cfg    Config
+	logger hclog.Logger
+
+	reloadMu sync.Mutex // one scan at a time
+
+	mu      sync.RWMutex
+	engines map[string]*Engine
+	failed  map[string]string // name -> why its newest file was refused
+	seen    map[string]fileID // path -> the version last looked at
+	closed  bool
+}
+
+// New returns an empty registry; call Reload to load the folder.
+func New(cfg Config) *Registry {
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	if cfg.Processes < 1 {
+		cfg.Processes = 1
+	}
+	return &Registry{
+		cfg:     cfg,
+		logger:  cfg.Logger.Named("engines"),
+		engines: map[string]*Engine{},
+		failed:  map[string]string{},
+		seen:    map[string]fileID{},
+	}
+}
+
+// Reload scans the plugins folder and loads every new or changed engine binary whose
+// name passes only (nil: all), retires engines whose file is gone, and keeps serving
+// the old generation of an engine whose new binary fails to load. It returns the
+// number of engines loaded.
+func (r *Registry) Reload(ctx context.Context, only func(name string) bool) (int, error) {
+	r.reloadMu.Lock()
+	defer r.reloadMu.Unlock()
+	entries, err := os.ReadDir(r.cfg.Dir)
+	if err != nil {
+		return 0, fmt.Errorf("read plugins folder: %w", err)
+	}
+	present := map[string]bool{}
+	loaded := 0
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), FilePrefix) {
+			continue
+		}
+		name := strings.TrimPrefix(e.Name(), FilePrefix)
+		if only != nil && !only(name) {
+			continue
+		}
+		path := filepath.Join(r.cfg.Dir, e.Name())
+		st, err := os.Stat(path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		present[name] = true
+		id := idOf(st)
+		r.mu.RLock()
+		same := r.seen[path] == id
+		r.mu.RUnlock()
+		if same {
+			continue
+		}
+		if err := r.load(ctx, name, path, st); err != nil {
+			r.logger.Error("engine not loaded", "engine", name, "file", path, "error", err)
+			r.mu.Lock()
+			r.failed[name] = err.Error()
+			r.mu.Unlock()
+		} else {
+			loaded++
+		}
+		r.mu.Lock()
+		r.seen[path] = id
+		r.mu.Unlock()
+	}
+	r.mu.Lock()
+	var gone []*Engine
+	for name, e := range r.engines {
+		if !present[name] && (only == nil || only(name)) {
+			gone = append(gone, e)
+			delete(r.engines, name)
+			delete(r.seen, e.File)
+		}
+	}
+	for name := range r.failed {
+		if !present[name] {
+			delete(r.failed, name)
+		}
+	}
+	r.mu.Unlock()
+	for _, e := range gone {
+		r.logger.Info("engine removed", "engine", e.Desc.Name, "version", e.Desc.Version)
+		e.pool.close()
+	}
+	return loaded, nil
+}
+
+// load starts the binary at path, checks its description and makes it the current
+// generation of name, retiring the previous one.
+func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) error {
+	if !sdk.ValidEngineName(name) {
+		return fmt.Errorf("%q is not a valid engine name: use lower-case letters, digits, '-' and '_'", name)
+	}
+	if st.Mode().Perm()&0o111 == 0 {
+		return errors.New("the file is not executable")
+	}
+	hash, err := hashFile(path)
+	if err != nil {
+		return err
+	}
+	r.mu.RLock()
+	cur := r.engines[name]
+	r.mu.RUnlock()
+	if cur != nil && cur.Hash == hash {
+		return nil // touched, not changed
+	}
+	exe := path
+	if r.cfg.RunDir != "" {
+		if exe, err = r.copyBinary(path, name, hash); err != nil {
+			return err
+		}
+	}
+	launch := sdk.Launch{Path: exe, Logger: r.cfg.Logger.Named("engine." + name)}
+	c, err := sdk.Start(launch)
+	if err != nil {
+		r.removeCopy(exe, path)
+		return fmt.Errorf("handshake failed: %w", err)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	desc, err := c.Describe(dctx)
+	cancel()
+	if err == nil {
+		err = desc.Validate()
+		if err == nil && desc.Name != name {
+			err = fmt.Errorf("the plugin describes itself as %q but its file is named for %q", desc.Name, name)
+		}
+	}
+	if err != nil {
+		c.Close()
+		r.removeCopy(exe, path)
+		return fmt.Errorf("invalid description: %w", err)
+	}
+	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), LoadedAt: time.Now(), pool: newPool(launch, r.cfg.Processes)}
+	e.pool.onDrained = func() { r.removeCopy(exe, path) }
+	e.pool.adopt(c)
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		e.pool.close()
+		return errors.New("registry closed")
+	}
+	old := r.engines[name]
+	r.engines[name] = e
+	delete(r.failed, name)
+	r.mu.Unlock()
+	if old != nil {
+		r.logger.Info("engine upgraded", "engine", name, "from", old.Desc.Version, "to", desc.Version, "protocol", e.Protocol)
+		old.pool.close()
+	} else {
+		r.logger.Info("engine loaded", "engine", name, "version", desc.Version, "stability", desc.Stability.String(), "protocol", e.Protocol, "file", path)
+	}
+	return nil
+}
+
+func (r *Registry) copyBinary(path, name, hash string) (string, error) {
+	if err := os.MkdirAll(r.cfg.RunDir, 0o755); err != nil {
+		return "", err
+	}
+	dst := filepath.Join(r.cfg.RunDir, name+"-"+hash[:16])
+	if _, err := os.Stat(dst); err == nil {
+		return dst, nil
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(r.cfg.RunDir, name+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, err = io.Copy(tmp, src)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o755)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dst)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return "", fmt.Errorf("copy %s to the run folder: %w", path, err)
+	}
+	return dst, nil
+}
+
+// removeCopy deletes a run copy of a binary once no generation uses it.
+func (r *Registry) removeCopy(exe, original string) {
+	if exe == original || r.cfg.RunDir == "" {
+		return
+	}
+	r.mu.RLock()
+	for _, e := range r.engines {
+		if e.pool.launch.Path == exe && !e.pool.isClosed() {
+			r.mu.RUnlock()
+			return
+		}
+	}
+	r.mu.RUnlock()
+	os.Remove(exe)
+}
+
+// Get returns the current generation of the engine called name.
+func (r *Registry) Get(name string) (*Engine, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	e, ok := r.engines[name]
+	return e, ok
+}
+
+// Engines returns the current generations, by name.
+func (r *Registry) Engines() []*Engine {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Engine, 0, len(r.engines))
+	for _, e := range r.engines {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Desc.Name < out[j].Desc.Name })
+	return out
+}
+
+// Statuses returns the state of every engine, loaded or failed, by name.
+func (r *Registry) Statuses() []Status {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []Status
+	for name, e := range r.engines {
+		live, busy := e.pool.counts()
+		out = append(out, Status{Name: name, Version: e.Desc.Version, Stability: e.Desc.Stability.String(),
+			Status: "ready", Error: r.failed[name], Processes: live, Busy: busy})
+	}
+	for name, why := range r.failed {
+		if _, ok := r.engines[name]; !ok {
+			out = append(out, Status{Name: name, Status: "failed", Error: why})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Result is the outcome of one trace.
+type Result struct {
+	sdk.TraceResult
+	// Engine and Version name the generation that ran the job.
+	Engine, Version string
+}
+
+// Trace runs one job on the engine called name. When ctx ends first the process is
+// killed and replaced, and the error is fault.JobTimeout for a deadline or ctx's error
+// for a cancellation; a crash is fault.EngineCrashed; an engine's own answer keeps its
+// code.
+func (r *Registry) Trace(ctx context.Context, name string, req sdk.TraceRequest) (Result, error) {
+	var res Result
+	err := r.call(ctx, name, func(e *Engine, c *sdk.Client) error {
+		tr, err := c.Trace(ctx, req)
+		res = Result{TraceResult: tr, Engine: e.Desc.Name, Version: e.Desc.Version}
+		return err
+	})
+	return res, err
+}
+
+// Analyze measures an image in a process of the first loaded engine among prefer, or
+// of any engine. Errors are as for Trace.
+func (r *Registry) Analyze(ctx context.Context, prefer []string, image []byte, maxPixels int64) (sdk.Analysis, error) {
+	name := ""
+	for _, n := range prefer {
+		if _, ok := r.Get(n); ok {
+			name = n
+			break
+		}
+	}
+	if name == "" {
+		if all := r.Engines(); len(all) > 0 {
+			name = all[0].Desc.Name
+		}
+	}
+	var a sdk.Analysis
+	err := r.call(ctx, name, func(_ *Engine, c *sdk.Client) (err error) {
+		a, err = c.Analyze(ctx, image, maxPixels)
+		return err
+	})
+	return a, err
+}
+
+// call runs f with a process of the current generation of name, retrying once if that
+// generation is retired meanwhile, and disposes of the process by f's outcome.
+func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *sdk.Client) error) error {
+	for attempt := 0; ; attempt++ {
+		e, ok := r.Get(name)
+		if !ok {
+			return fault.New(fault.EngineUnavailable, "engine %q is not installed", name)
+		}
+		pr, err := e.pool.get(ctx)
+		if errors.Is(err, errPoolClosed) && attempt == 0 {
+			continue
+		}
+		if err != nil {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return r.ctxFault(ctxErr, name)
+			}
+			return fault.Wrap(err, fault.EngineUnavailable, "engine %q cannot start; try again later", name)
+		}
+		err = f(e, pr.client)
+		var engineErr *sdk.Error
+		switch {
+		case err == nil || errors.As(err, &engineErr):
+			e.pool.put(pr)
+			return err
+		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+			r.logger.Warn("killing engine process", "engine", name, "pid", pr.client.Pid(), "reason", err)
+			e.pool.discard(pr)
+			return r.ctxFault(err, name)
+		default:
+			r.logger.Error("engine process crashed", "engine", name, "pid", pr.client.Pid(), "error", err)
+			e.pool.discard(pr)
+			return fault.Wrap(err, fault.EngineCrashed, "engine %q crashed while working on the image; it has been restarted", name)
+		}
+	}
+}
+
+func (r *Registry) ctxFault(err error, name string) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fault.Wrap(err, fault.JobTimeout, "engine %q did not finish within the job time limit; try a smaller image or simpler settings", name)
+	}
+	return err
+}
+
+// Reap ends processes idle longer than the configured idle timeout.
+func (r *Registry) Reap() {
+	if r.cfg.IdleTimeout <= 0 {
+		return
+	}
+	cutoff := time.Now().Add(-r.cfg.IdleTimeout)
+	for _, e := range r.Engines() {
+		e.pool.reap(cutoff)
+	}
+}
+
+// Close retires every engine: idle processes end now, busy ones when their job ends.
+func (r *Registry) Close() {
+	r.mu.Lock()
+	r.closed = true
+	all := r.engines
+	r.engines = map[string]*Engine{}
+	r.mu.Unlock()
+	for _, e := range all {
+		e.pool.close()
+	}
+}
+
+func idOf(st os.FileInfo) fileID {
+	id := fileID{size: st.Size(), mtime: st.ModTime()}
+	if s, ok := st.Sys().(*syscall.Stat_t); ok {
+		id.ino = s.Ino
+	}
+	return id
+}
+
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

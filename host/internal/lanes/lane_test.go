@@ -1,0 +1,194 @@
+package lanes
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// gate is a job function that blocks until released, recording its key when it starts.
+type gate struct {
+	mu      sync.Mutex
+	order   []string
+	release chan struct{}
+	started chan string
+}
+
+func newGate() *gate { return &gate{release: make(chan struct{}), started: make(chan string, 100)} }
+
+func (g *gate) job(key string) func(context.Context) {
+	return func(context.Context) {
+		g.mu.Lock()
+		g.order = append(g.order, key)
+		g.mu.Unlock()
+		g.started <- key
+		<-g.release
+	}
+}
+
+func submit(l *Lane, ctx context.Context, key string, fn func(context.Context)) chan error {
+	ch := make(chan error, 1)
+	go func() { _, err := l.Do(ctx, key, fn); ch <- err }()
+	return ch
+}
+
+func waitStats(t *testing.T, l *Lane, busy, queued int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s := l.Stats()
+		if s.Busy == busy && s.Queued == queued {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("stats %+v, want busy %d queued %d", s, busy, queued)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestAFullQueueRefusesAtOnceWithARetryEstimate(t *testing.T) {
+	l := New(Config{Name: "public", Workers: 2, Capacity: 3, InitialJobTime: 4 * time.Second})
+	defer l.Close()
+	g := newGate()
+	var errs []chan error
+	for i := 0; i < 5; i++ {
+		errs = append(errs, submit(l, context.Background(), "", g.job("")))
+	}
+	waitStats(t, l, 2, 3)
+	start := time.Now()
+	_, err := l.Do(context.Background(), "", g.job(""))
+	var full *FullError
+	if !errors.As(err, &full) {
+		t.Fatalf("got %v, want a FullError", err)
+	}
+	if took := time.Since(start); took > 100*time.Millisecond {
+		t.Errorf("refusal took %v", took)
+	}
+	// Three waiting jobs of about 4 s on 2 workers: 6 s.
+	if full.RetryAfter != 6 {
+		t.Errorf("RetryAfter %d, want 6", full.RetryAfter)
+	}
+	if l.Full("") == nil {
+		t.Error("Full reports room in a full queue")
+	}
+	close(g.release)
+	for _, ch := range errs {
+		if err := <-ch; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestKeysAreServedRoundRobin(t *testing.T) {
+	l := New(Config{Name: "keyed", Workers: 1, Capacity: 10})
+	defer l.Close()
+	g := newGate()
+	var errs []chan error
+	errs = append(errs, submit(l, context.Background(), "a", g.job("a")))
+	<-g.started
+	for i := 0; i < 4; i++ {
+		errs = append(errs, submit(l, context.Background(), "a", g.job("a")))
+		waitStats(t, l, 1, i+1)
+	}
+	errs = append(errs, submit(l, context.Background(), "b", g.job("b")))
+	errs = append(errs, submit(l, context.Background(), "c", g.job("c")))
+	waitStats(t, l, 1, 6)
+	for range 6 {
+		g.release <- struct{}{}
+		<-g.started
+	}
+	g.release <- struct{}{}
+	for _, ch := range errs {
+		if err := <-ch; err != nil {
+			t.Error(err)
+		}
+	}
+	if got := strings.Join(g.order, ""); got != "aabcaaa" {
+		t.Errorf("service order %s, want aabcaaa: b and c must not wait behind all of a", got)
+	}
+}
+
+func TestOneKeyCannotFillTheWholeQueue(t *testing.T) {
+	l := New(Config{Name: "keyed", Workers: 1, Capacity: 4, PerKey: 2})
+	defer l.Close()
+	g := newGate()
+	var errs []chan error
+	for i := 0; i < 3; i++ { // one running, two waiting
+		errs = append(errs, submit(l, context.Background(), "a", g.job("a")))
+	}
+	waitStats(t, l, 1, 2)
+	var full *FullError
+	if _, err := l.Do(context.Background(), "a", g.job("a")); !errors.As(err, &full) || !full.PerKey {
+		t.Fatalf("a third waiting job of one key got %v, want a per-key FullError", err)
+	}
+	errs = append(errs, submit(l, context.Background(), "b", g.job("b")))
+	waitStats(t, l, 1, 3)
+	close(g.release)
+	for _, ch := range errs {
+		if err := <-ch; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestAJobWhoseContextEndsWhileQueuedNeverRuns(t *testing.T) {
+	l := New(Config{Name: "public", Workers: 1, Capacity: 2})
+	defer l.Close()
+	g := newGate()
+	first := submit(l, context.Background(), "", g.job("first"))
+	<-g.started
+	ctx, cancel := context.WithCancel(context.Background())
+	second := submit(l, ctx, "", g.job("second"))
+	waitStats(t, l, 1, 1)
+	cancel()
+	if err := <-second; !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	waitStats(t, l, 1, 0)
+	close(g.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if strings.Join(g.order, ",") != "first" {
+		t.Errorf("ran %v, want only first", g.order)
+	}
+}
+
+func TestAtMostWorkersJobsRunAtOnce(t *testing.T) {
+	l := New(Config{Name: "public", Workers: 3, Capacity: 20})
+	var mu sync.Mutex
+	running, peak := 0, 0
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := l.Do(context.Background(), "", func(context.Context) {
+				mu.Lock()
+				running++
+				peak = max(peak, running)
+				mu.Unlock()
+				time.Sleep(5 * time.Millisecond)
+				mu.Lock()
+				running--
+				mu.Unlock()
+			})
+			if err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	l.Close()
+	if peak != 3 {
+		t.Errorf("peak concurrency %d, want 3", peak)
+	}
+	if _, err := l.Do(context.Background(), "", func(context.Context) {}); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close got %v, want ErrClosed", err)
+	}
+}
