@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -42,6 +43,13 @@ type Client struct {
 	cmd      *exec.Cmd
 	protocol int
 	killOnce sync.Once
+	// fileMu guards file, the memfd reused for this plugin's images, one call at a time.
+	fileMu sync.Mutex
+	file   *imageFile
+	// described is set once the plugin's description has been seen. readsFile says
+	// whether the plugin reads images from files (cleared if it turns out it cannot);
+	// keepsDecoded whether it keeps an analysed image for the next Trace.
+	described, readsFile, keepsDecoded atomic.Bool
 }
 
 // Start launches the plugin at l.Path, performs the handshake (negotiating the protocol
@@ -67,7 +75,9 @@ func Start(l Launch) (*Client, error) {
 		StartTimeout:     timeout,
 		Stderr:           l.Stderr,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes))},
+			grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
+			grpc.WithInitialWindowSize(flowWindow), grpc.WithInitialConnWindowSize(flowWindow),
+			grpc.WithReadBufferSize(ioBuffer), grpc.WithWriteBufferSize(ioBuffer)},
 	})
 	var startErr error
 	// Pdeathsig fires when the thread that forked the child exits, not the process, so
@@ -115,7 +125,60 @@ func (c *Client) Describe(ctx context.Context) (Descriptor, error) {
 	if err != nil {
 		return Descriptor{}, c.callError(ctx, err)
 	}
+	c.noteCapabilities(r)
 	return descriptorFromProto(r), nil
+}
+
+// noteCapabilities records what the plugin supports, from its first description.
+func (c *Client) noteCapabilities(r *tracev1.DescribeResponse) {
+	if c.described.Swap(true) {
+		return
+	}
+	c.readsFile.Store(r.GetReadsImageFile())
+	c.keepsDecoded.Store(r.GetKeepsDecoded())
+}
+
+// learn asks the plugin for its description once, to learn what it supports.
+func (c *Client) learn(ctx context.Context) error {
+	if c.described.Load() {
+		return nil
+	}
+	r, err := c.rpc.Describe(ctx, &tracev1.DescribeRequest{})
+	if err != nil {
+		return err
+	}
+	c.noteCapabilities(r)
+	return nil
+}
+
+// withImage calls send with the image either inline or, when it is large and the plugin
+// reads image files, as a file; send returns the plugin's failure, if any. A plugin
+// that cannot read the file gets the image inline from then on.
+func (c *Client) withImage(ctx context.Context, image []byte, send func(inline []byte, file string) (*tracev1.Failure, error)) (*tracev1.Failure, error) {
+	if len(image) >= imageFileMin {
+		if err := c.learn(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if len(image) >= imageFileMin && c.readsFile.Load() {
+		c.fileMu.Lock()
+		defer c.fileMu.Unlock()
+		err := error(nil)
+		if c.file == nil {
+			c.file, err = newImageFile()
+		}
+		if err == nil {
+			err = c.file.set(image)
+		}
+		if err == nil {
+			failure, err := send(nil, c.file.path)
+			if failure.GetCode() != codeImageFileUnreadable {
+				return failure, err
+			}
+			c.readsFile.Store(false)
+		}
+	}
+	return send(image, "")
 }
 
 // TraceRequest is one job for a plugin.
@@ -126,6 +189,10 @@ type TraceRequest struct {
 	Params map[string]any
 	// MaxPixels bounds width x height; 0 means no bound.
 	MaxPixels int64
+	// UseKept asks the plugin to trace the image it kept from AnalyzeKeep on this
+	// client, without decoding it again; Image must still hold the image, which is sent
+	// if the plugin has none kept.
+	UseKept bool
 }
 
 // TraceResult is a plugin's answer to a TraceRequest.
@@ -144,11 +211,25 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 	if err != nil {
 		return TraceResult{}, Errorf(CodeInvalidSettings, "%v", err)
 	}
-	r, err := c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: req.Image, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
+	var r *tracev1.TraceResponse
+	var f *tracev1.Failure
+	sent := false
+	if req.UseKept && c.keepsDecoded.Load() {
+		r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{UseKept: true, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
+		f = r.GetFailure()
+		sent = err != nil || f.GetCode() != codeNoKeptImage
+	}
+	if !sent {
+		f, err = c.withImage(ctx, req.Image, func(inline []byte, file string) (*tracev1.Failure, error) {
+			var err error
+			r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: inline, ImageFile: file, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
+			return r.GetFailure(), err
+		})
+	}
 	if err != nil {
 		return TraceResult{}, c.callError(ctx, err)
 	}
-	if f := r.GetFailure(); f != nil {
+	if f != nil {
 		return TraceResult{}, &Error{Code: f.GetCode(), Message: f.GetMessage()}
 	}
 	return TraceResult{
@@ -162,22 +243,42 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 type Analysis struct {
 	Width, Height int
 	Features      map[string]float64
-	Took          time.Duration
+	// Took is the plugin's time for decoding and measuring; Decode the decoding alone.
+	Took, Decode time.Duration
 }
 
 // Analyze decodes image in the plugin and returns its features (see package analysis).
 // Errors are as for Trace.
 func (c *Client) Analyze(ctx context.Context, image []byte, maxPixels int64) (Analysis, error) {
-	r, err := c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: image, MaxPixels: uint64(max(0, maxPixels))})
+	return c.analyze(ctx, image, maxPixels, false)
+}
+
+// AnalyzeKeep is Analyze, and asks the plugin to keep the decoded image for a Trace
+// with UseKept that follows on this client.
+func (c *Client) AnalyzeKeep(ctx context.Context, image []byte, maxPixels int64) (Analysis, error) {
+	if err := c.learn(ctx); err != nil {
+		return Analysis{}, c.callError(ctx, err)
+	}
+	return c.analyze(ctx, image, maxPixels, c.keepsDecoded.Load())
+}
+
+func (c *Client) analyze(ctx context.Context, image []byte, maxPixels int64, keep bool) (Analysis, error) {
+	var r *tracev1.AnalyzeResponse
+	f, err := c.withImage(ctx, image, func(inline []byte, file string) (*tracev1.Failure, error) {
+		var err error
+		r, err = c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: inline, ImageFile: file, MaxPixels: uint64(max(0, maxPixels)), Keep: keep})
+		return r.GetFailure(), err
+	})
 	if err != nil {
 		return Analysis{}, c.callError(ctx, err)
 	}
-	if f := r.GetFailure(); f != nil {
+	if f != nil {
 		return Analysis{}, &Error{Code: f.GetCode(), Message: f.GetMessage()}
 	}
 	return Analysis{
 		Width: int(r.GetWidth()), Height: int(r.GetHeight()), Features: r.GetFeatures(),
-		Took: time.Duration(r.GetAnalyzeMicros()) * time.Microsecond,
+		Took:   time.Duration(r.GetAnalyzeMicros()) * time.Microsecond,
+		Decode: time.Duration(r.GetDecodeMicros()) * time.Microsecond,
 	}, nil
 }
 
@@ -202,25 +303,36 @@ func (c *Client) callError(ctx context.Context, err error) error {
 
 // Kill ends the plugin process and every process it started, at once, and waits for it
 // to be reaped. It is safe to call more than once and after the process has exited.
-func (c *Client) Kill() {
+func (c *Client) Kill() { c.stop(false) }
+
+// Close asks the plugin to exit and waits up to two seconds before killing it, for
+// processes that are idle.
+func (c *Client) Close() { c.stop(true) }
+
+// stop ends the plugin and everything it started, once: gracefully first (go-plugin asks
+// it to exit, then kills it) or with SIGKILL to its process group (which it leads, by
+// Setpgid) at once.
+func (c *Client) stop(graceful bool) {
 	c.killOnce.Do(func() {
+		go c.releaseFile()
+		if graceful {
+			c.pc.Kill()
+		}
 		if pid := c.Pid(); pid > 0 {
-			// The plugin leads its own process group (Setpgid), so -pid reaches its children.
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 		}
 		c.pc.Kill()
 	})
 }
 
-// Close asks the plugin to exit and waits up to two seconds before killing it, for
-// processes that are idle.
-func (c *Client) Close() {
-	c.killOnce.Do(func() {
-		c.pc.Kill()
-		if pid := c.Pid(); pid > 0 {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
-	})
+// releaseFile closes the image file, once no call uses it.
+func (c *Client) releaseFile() {
+	c.fileMu.Lock()
+	defer c.fileMu.Unlock()
+	if c.file != nil {
+		c.file.Close()
+		c.file = nil
+	}
 }
 
 var spawner struct {

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func start(t *testing.T, variant string) *sdk.Client {
+func start(t testing.TB, variant string) *sdk.Client {
 	t.Helper()
 	c, err := sdk.Start(sdk.Launch{Path: filepath.Join(binDir, "testengine"+variant)})
 	if err != nil {
@@ -108,7 +108,7 @@ func TestClientReportsEngineErrorsWithTheirCodes(t *testing.T) {
 		{"unknown parameter", img, map[string]any{"nope": 1.0}, 0, sdk.CodeInvalidSettings},
 		{"out of range", img, map[string]any{"ms": -1.0}, 0, sdk.CodeInvalidSettings},
 		{"engine failure", img, map[string]any{"action": "fail"}, 0, sdk.CodeInvalidSettings},
-		{"not an image", []byte("hello"), nil, 0, sdk.CodeCorruptImage},
+		{"not an image", []byte("hello"), nil, 0, sdk.CodeUnsupportedFormat},
 		{"empty", nil, nil, 0, sdk.CodeEmptyImage},
 		{"too many pixels", img, nil, 10, sdk.CodeTooManyPixels},
 	}
@@ -214,5 +214,29 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 5s")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestAnalyzeKeepThenTraceUsesTheDecodedImage(t *testing.T) {
+	c := start(t, "")
+	ctx := context.Background()
+	img := pngBytes(t, 120, 80, color.NRGBA{10, 200, 30, 255})
+	want, err := c.Trace(ctx, sdk.TraceRequest{Image: img})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.AnalyzeKeep(ctx, img, 0)
+	if err != nil || a.Width != 120 || a.Decode <= 0 || a.Took < a.Decode {
+		t.Fatalf("AnalyzeKeep: %+v, %v", a, err)
+	}
+	// The kept image is traced without decoding: the plugin reports no decode time.
+	got, err := c.Trace(ctx, sdk.TraceRequest{Image: img, UseKept: true})
+	if err != nil || !bytes.Equal(got.SVG, want.SVG) || got.Decode > 100*time.Microsecond {
+		t.Errorf("trace of the kept image: %+v, %v", got, err)
+	}
+	// Nothing is kept any more: the image is sent and decoded.
+	got, err = c.Trace(ctx, sdk.TraceRequest{Image: img, UseKept: true})
+	if err != nil || !bytes.Equal(got.SVG, want.SVG) || got.Decode == 0 {
+		t.Errorf("trace with nothing kept: %+v, %v", got, err)
 	}
 }

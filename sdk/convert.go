@@ -3,7 +3,8 @@ package sdk
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
 )
@@ -21,6 +22,7 @@ var paramTypes = map[ParamType]tracev1.ParamType{
 func descriptorToProto(d Descriptor) *tracev1.DescribeResponse {
 	out := &tracev1.DescribeResponse{
 		Name: d.Name, Version: d.Version, Description: d.Description, SdkVersion: Version,
+		ReadsImageFile: true, KeepsDecoded: true,
 	}
 	switch d.Stability {
 	case Stable:
@@ -100,12 +102,7 @@ func valueFromProto(v *tracev1.Value) any {
 
 func paramsToProto(given map[string]any) (map[string]*tracev1.Value, error) {
 	out := make(map[string]*tracev1.Value, len(given))
-	keys := make([]string, 0, len(given))
-	for k := range given {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(given)) {
 		v, err := valueToProto(given[k])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", k, err)
@@ -128,5 +125,5 @@ func failureToProto(err error) *tracev1.Failure {
 	if errors.As(err, &e) {
 		return &tracev1.Failure{Code: e.Code, Message: e.Message}
 	}
-	return &tracev1.Failure{Code: ErrorCode(err), Message: err.Error()}
+	return &tracev1.Failure{Code: CodeInternal, Message: err.Error()}
 }

@@ -3,9 +3,10 @@ package sdk
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -82,7 +83,7 @@ func (p Param) Check(v any) string {
 		}
 	case Enum:
 		s, ok := v.(string)
-		if !ok || !contains(p.Values, s) {
+		if !ok || !slices.Contains(p.Values, s) {
 			return "must be one of " + quoteList(p.Values)
 		}
 	case Boolean:
@@ -213,7 +214,7 @@ type Params struct {
 func NewParams(d Descriptor, given map[string]any) (Params, []Problem) {
 	var problems []Problem
 	p := Params{values: make(map[string]any, len(d.Params)), given: make(map[string]bool, len(given))}
-	for _, name := range sortedKeys(given) {
+	for _, name := range slices.Sorted(maps.Keys(given)) {
 		v := given[name]
 		spec, ok := d.Param(name)
 		if !ok {
@@ -247,6 +248,30 @@ func (d Descriptor) paramNames() []string {
 		names[i] = p.Name
 	}
 	return names
+}
+
+// Check returns nil when p holds a valid value of every parameter of d that has a
+// default, and of every other parameter it holds; otherwise a CodeInvalidSettings
+// error naming each problem. Params from NewParams without problems always pass; an
+// engine whose Trace may also be called directly (by tests, or by another engine's
+// code) checks with it instead of repeating the schema's ranges.
+func (p Params) Check(d Descriptor) error {
+	var problems []Problem
+	for _, spec := range d.Params {
+		v, ok := p.values[spec.Name]
+		switch {
+		case !ok && spec.Default != nil:
+			problems = append(problems, Problem{Field: spec.Name, Message: "has no value"})
+		case ok:
+			if msg := spec.Check(v); msg != "" {
+				problems = append(problems, Problem{Field: spec.Name, Message: msg, Value: v})
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return problemsError(d.Name, problems)
+	}
+	return nil
 }
 
 // Number returns a Number parameter, or 0 if name has no value.
@@ -287,33 +312,6 @@ func (p Params) Values() map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// GivenValues returns a copy of the explicitly given values only.
-func (p Params) GivenValues() map[string]any {
-	out := make(map[string]any, len(p.given))
-	for k := range p.given {
-		out[k] = p.values[k]
-	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quoteList(values []string) string {

@@ -62,3 +62,12 @@ func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
 func (p *grpcPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, c *grpc.ClientConn) (any, error) {
 	return tracev1.NewEngineClient(c), nil
 }
+
+// Transport tuning for the local connection between host and plugin: an image of
+// several megabytes crosses it in one message, so HTTP/2 flow-control windows large
+// enough for a whole image spare the round trips of window updates, and larger socket
+// buffers mean fewer system calls.
+const (
+	flowWindow = 16 << 20
+	ioBuffer   = 256 << 10
+)

@@ -61,7 +61,9 @@ func Serve(e Engine, opts ...ServeOption) {
 		HandshakeConfig:  Handshake,
 		VersionedPlugins: versionedPlugins(e, cfg.logger),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
-			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes))
+			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
+				grpc.InitialWindowSize(flowWindow), grpc.InitialConnWindowSize(flowWindow),
+				grpc.ReadBufferSize(ioBuffer), grpc.WriteBufferSize(ioBuffer))
 			return grpc.NewServer(opts...)
 		},
 		Logger: cfg.logger,

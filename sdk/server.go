@@ -15,6 +15,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/sdk/analysis"
 	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // server implements the protocol's Engine service for one Engine, in the plugin
@@ -27,6 +28,38 @@ type server struct {
 	// mu serialises the work: a plugin process runs one job at a time, so that the host's
 	// pool accounting (one process, one job) holds even if a caller misbehaves.
 	mu sync.Mutex
+	// kept is the image decoded by the last Analyze that asked to keep it, until the next
+	// call or keptExpiry; keptGen tells a stale expiry timer from a current one.
+	kept    *image.NRGBA
+	keptGen int
+}
+
+// keptExpiry is how long a kept image waits for the Trace that uses it.
+const keptExpiry = 5 * time.Second
+
+// codeNoKeptImage is the failure of a Trace with use_kept when no image is kept.
+const codeNoKeptImage = "no_kept_image"
+
+// takeKept returns the kept image, if any, and forgets it. s.mu is held.
+func (s *server) takeKept() *image.NRGBA {
+	img := s.kept
+	s.kept = nil
+	s.keptGen++
+	return img
+}
+
+// keep keeps img for the next Trace, for keptExpiry at most. s.mu is held.
+func (s *server) keep(img *image.NRGBA) {
+	s.kept = img
+	s.keptGen++
+	gen := s.keptGen
+	time.AfterFunc(keptExpiry, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.keptGen == gen {
+			s.takeKept()
+		}
+	})
 }
 
 func newServer(e Engine, logger hclog.Logger) *server {
@@ -47,9 +80,17 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 		return &tracev1.TraceResponse{Failure: failureToProto(problemsError(s.desc.Name, problems))}, nil
 	}
 	start := time.Now()
-	img, err := decodeImage(req.GetImage(), int64(req.GetMaxPixels()))
-	if err != nil {
-		return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
+	img := s.takeKept()
+	if req.GetUseKept() {
+		if img == nil {
+			return &tracev1.TraceResponse{Failure: failureToProto(Errorf(codeNoKeptImage, "no image is kept; send it"))}, nil
+		}
+	} else {
+		var err error
+		img, err = decodeRequestImage(req.GetImage(), req.GetImageFile(), int64(req.GetMaxPixels()))
+		if err != nil {
+			return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
+		}
 	}
 	decoded := time.Now()
 	if err := ctx.Err(); err != nil {
@@ -85,19 +126,26 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.takeKept()
 	start := time.Now()
-	img, err := decodeImage(req.GetImage(), int64(req.GetMaxPixels()))
+	img, err := decodeRequestImage(req.GetImage(), req.GetImageFile(), int64(req.GetMaxPixels()))
 	if err != nil {
 		return &tracev1.AnalyzeResponse{Failure: failureToProto(err)}, nil
 	}
+	decoded := time.Now()
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
+	}
+	features := analysis.Measure(img)
+	if req.GetKeep() {
+		s.keep(img)
 	}
 	return &tracev1.AnalyzeResponse{
 		Width:         uint32(img.Rect.Dx()),
 		Height:        uint32(img.Rect.Dy()),
-		Features:      analysis.Measure(img),
+		Features:      features,
 		AnalyzeMicros: uint64(time.Since(start).Microseconds()),
+		DecodeMicros:  uint64(decoded.Sub(start).Microseconds()),
 	}, nil
 }
 
@@ -110,9 +158,16 @@ func problemsError(engine string, problems []Problem) *Error {
 	return Errorf(CodeInvalidSettings, "%s", strings.Join(parts, "; "))
 }
 
-// decodeImage decodes an upload for an engine.
-func decodeImage(data []byte, maxPixels int64) (*image.NRGBA, error) {
-	return decodeStd(data, maxPixels)
+// decodeRequestImage decodes a request's image, given inline or as a file, for an
+// engine. The decoded image shares no memory with the file.
+func decodeRequestImage(inline []byte, file string, maxPixels int64) (*image.NRGBA, error) {
+	data, release, err := requestImage(inline, file)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	img, _, err := raster.Decode(data, maxPixels)
+	return img, err
 }
 
 type loggerKey struct{}

@@ -6,7 +6,8 @@
 //	go build -ldflags "-X main.name=other -X main.variant=badschema" ./internal/testengine
 //
 // variant "badschema" describes an invalid schema; "protocol9" speaks an unknown
-// protocol version; "version2" reports version 2.0.0.
+// protocol version; "version2" reports version 2.0.0; "experimental" is marked
+// experimental.
 package main
 
 import (
@@ -57,6 +58,8 @@ func (engine) Describe() sdk.Descriptor {
 		d.Params[1].Min, d.Params[1].Max = 10, 1
 	case "version2":
 		d.Version = "2.0.0"
+	case "experimental":
+		d.Stability = sdk.Experimental
 	}
 	return d
 }

@@ -2,13 +2,13 @@ package enginetest
 
 import (
 	"image"
-	"image/draw"
-	"image/png"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // CorpusEnv names the environment variable that points at the bench corpus
@@ -53,24 +53,19 @@ func CorpusImages(tb testing.TB, category string) []string {
 	return paths
 }
 
-// LoadPNG decodes a PNG file into an NRGBA image.
+// LoadPNG decodes an image file (PNG, or any format raster reads) into an NRGBA image
+// exactly as the sdk decodes uploads for engines.
 func LoadPNG(tb testing.TB, path string) *image.NRGBA {
 	tb.Helper()
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	img, err := png.Decode(f)
+	img, _, err := raster.Decode(data, 0)
 	if err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}
-	if n, ok := img.(*image.NRGBA); ok && n.Rect.Min == (image.Point{}) {
-		return n
-	}
-	n := image.NewNRGBA(image.Rect(0, 0, img.Bounds().Dx(), img.Bounds().Dy()))
-	draw.Draw(n, n.Rect, img, img.Bounds().Min, draw.Src)
-	return n
+	return img
 }
 
 // Name returns the file name of path without folder and extension, for sub-benchmark

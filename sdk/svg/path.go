@@ -10,38 +10,38 @@ package svg
 // The zero value is not usable; call NewPath.
 type Path struct {
 	prec     int
-	buf      []byte
+	cmds     Commands
 	cur      [2]int64 // current point, quantised
 	start    [2]int64 // start of the current subpath, quantised
 	ctrl     [2]int64 // second control point of the previous cubic, quantised
 	hasCtrl  bool     // the previous command was a cubic
-	last     byte     // the previous command letter written or implied
-	lastNum  bool     // the buffer ends with a number
-	lastDot  bool     // ... and that number has a decimal point
 	segments int
-	scratch  [2][]byte
 }
 
 // NewPath returns an empty path whose coordinates keep prec decimals (0..MaxPrecision).
-func NewPath(prec int) *Path { return &Path{prec: clampPrec(prec)} }
+func NewPath(prec int) *Path {
+	p := &Path{prec: clampPrec(prec)}
+	p.cmds.Format = func(dst []byte, n int64) []byte { return appendFixed(dst, n, p.prec) }
+	return p
+}
 
 // Reset empties the path, keeping its buffer and precision.
 func (p *Path) Reset() {
-	buf := p.buf[:0]
-	*p = Path{prec: p.prec, buf: buf, scratch: p.scratch}
+	p.cmds.Reset()
+	p.cur, p.start, p.ctrl, p.hasCtrl, p.segments = [2]int64{}, [2]int64{}, [2]int64{}, false, 0
 }
 
 // Len returns the length of the path data in bytes.
-func (p *Path) Len() int { return len(p.buf) }
+func (p *Path) Len() int { return p.cmds.Len() }
 
 // Segments returns the number of commands added (MoveTo, LineTo, CubicTo, Close).
 func (p *Path) Segments() int { return p.segments }
 
 // Bytes returns the path data. The slice is valid until the next change to p.
-func (p *Path) Bytes() []byte { return p.buf }
+func (p *Path) Bytes() []byte { return p.cmds.Bytes() }
 
 // String returns the path data.
-func (p *Path) String() string { return string(p.buf) }
+func (p *Path) String() string { return string(p.cmds.Bytes()) }
 
 // Current returns the current point as written, after quantisation.
 func (p *Path) Current() (x, y float64) {
@@ -93,8 +93,7 @@ func (p *Path) CubicTo(x1, y1, x2, y2, x, y float64) {
 
 // Close closes the current subpath; the current point returns to its start.
 func (p *Path) Close() {
-	p.buf = append(p.buf, 'Z')
-	p.last, p.lastNum, p.lastDot = 'Z', false, false
+	p.cmds.Close()
 	p.cur, p.hasCtrl = p.start, false
 	p.segments++
 }
@@ -103,68 +102,8 @@ func (p *Path) q(x, y float64) [2]int64 { return [2]int64{Quantize(x, p.prec), Q
 
 func (p *Path) rel(pt [2]int64) []int64 { return []int64{pt[0] - p.cur[0], pt[1] - p.cur[1]} }
 
-// emit writes one command, absolute (upper-case cmd) or relative, whichever is shorter;
-// ties go to absolute. The first command of a path is always absolute.
+// emit writes one command in the shorter of its absolute and relative forms.
 func (p *Path) emit(cmd byte, abs, rel []int64) {
-	out, st := p.render(0, cmd, abs)
-	if len(p.buf) > 0 {
-		if r, rst := p.render(1, cmd+('a'-'A'), rel); len(r) < len(out) {
-			out, st = r, rst
-		}
-	}
-	p.buf = append(p.buf, out...)
-	p.last, p.lastNum, p.lastDot = st.last, st.lastNum, st.lastDot
+	p.cmds.Emit(cmd, abs, rel)
 	p.segments++
-}
-
-// tail is what the writer must know about the end of the path to append to it.
-type tail struct {
-	last             byte
-	lastNum, lastDot bool
-}
-
-// render formats cmd with its numbers into scratch buffer i as they would be appended to
-// the path, leaving out the command letter where the previous command implies it, and
-// returns the path's tail after them.
-func (p *Path) render(i int, cmd byte, nums []int64) ([]byte, tail) {
-	out := p.scratch[i][:0]
-	t := tail{last: cmd, lastNum: p.lastNum, lastDot: p.lastDot}
-	if cmd != implied(p.last) {
-		out = append(out, cmd)
-		t.lastNum, t.lastDot = false, false
-	}
-	for _, n := range nums {
-		var numBuf [24]byte
-		num := appendFixed(numBuf[:0], n, p.prec)
-		if t.lastNum && num[0] != '-' && !(num[0] == '.' && t.lastDot) {
-			out = append(out, ' ')
-		}
-		out = append(out, num...)
-		t.lastNum, t.lastDot = true, hasDot(num)
-	}
-	p.scratch[i] = out
-	return out, t
-}
-
-// implied returns the command that a bare number list would continue after last: the
-// same command, except that numbers after a move are lines.
-func implied(last byte) byte {
-	switch last {
-	case 'M':
-		return 'L'
-	case 'm':
-		return 'l'
-	case 'Z', 'z', 0:
-		return 0
-	}
-	return last
-}
-
-func hasDot(num []byte) bool {
-	for _, c := range num {
-		if c == '.' {
-			return true
-		}
-	}
-	return false
 }

@@ -358,27 +358,55 @@ func (r *Registry) Trace(ctx context.Context, name string, req sdk.TraceRequest)
 	return res, err
 }
 
-// Analyze measures an image in a process of the first loaded engine among prefer, or
-// of any engine. Errors are as for Trace.
-func (r *Registry) Analyze(ctx context.Context, prefer []string, image []byte, maxPixels int64) (sdk.Analysis, error) {
-	name := ""
+// analyzer returns the first loaded engine among prefer, or any engine.
+func (r *Registry) analyzer(prefer []string) string {
 	for _, n := range prefer {
 		if _, ok := r.Get(n); ok {
-			name = n
-			break
+			return n
 		}
 	}
-	if name == "" {
-		if all := r.Engines(); len(all) > 0 {
-			name = all[0].Desc.Name
-		}
+	if all := r.Engines(); len(all) > 0 {
+		return all[0].Desc.Name
 	}
+	return ""
+}
+
+// Chooser picks the engine and the job for an image from its measurement.
+type Chooser func(sdk.Analysis) (engine string, req sdk.TraceRequest, err error)
+
+// AnalyzeAndTrace measures image in a process of the first loaded engine among prefer
+// (or any), lets choose pick the engine and job from the measurement, and traces. When
+// the measuring engine is the one chosen, the same process traces the image it has
+// already decoded. Errors are as for Trace, or choose's own.
+func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image []byte, maxPixels int64, choose Chooser) (sdk.Analysis, Result, error) {
 	var a sdk.Analysis
-	err := r.call(ctx, name, func(_ *Engine, c *sdk.Client) (err error) {
-		a, err = c.Analyze(ctx, image, maxPixels)
+	var res Result
+	var chosen string
+	var req sdk.TraceRequest
+	var chooseErr error
+	traced := false
+	err := r.call(ctx, r.analyzer(prefer), func(e *Engine, c *sdk.Client) error {
+		var err error
+		if a, err = c.AnalyzeKeep(ctx, image, maxPixels); err != nil {
+			return err
+		}
+		if chosen, req, chooseErr = choose(a); chooseErr != nil || chosen != e.Desc.Name {
+			return nil
+		}
+		req.UseKept, traced = true, true
+		tr, err := c.Trace(ctx, req)
+		res = Result{TraceResult: tr, Engine: e.Desc.Name, Version: e.Desc.Version}
 		return err
 	})
-	return a, err
+	switch {
+	case err != nil:
+		return a, res, err
+	case chooseErr != nil:
+		return a, res, chooseErr
+	case !traced:
+		res, err = r.Trace(ctx, chosen, req)
+	}
+	return a, res, err
 }
 
 // call runs f with a process of the current generation of name, retrying once if that

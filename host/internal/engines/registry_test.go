@@ -224,7 +224,10 @@ func TestWatchLoadsANewBinaryAndDropsARemovedOne(t *testing.T) {
 
 func TestAnalyzeUsesAnyLoadedEngine(t *testing.T) {
 	r, _ := setup(t, 1, "beta")
-	a, err := r.Analyze(context.Background(), []string{"alpha", "beta"}, tinyPNG(t), 0)
+	a, _, err := r.AnalyzeAndTrace(context.Background(), []string{"alpha", "beta"}, tinyPNG(t), 0,
+		func(sdk.Analysis) (string, sdk.TraceRequest, error) {
+			return "beta", sdk.TraceRequest{Image: tinyPNG(t)}, nil
+		})
 	if err != nil || a.Width != 3 || a.Features["colors"] != 1 {
 		t.Fatalf("analysis %+v, %v", a, err)
 	}
@@ -283,5 +286,42 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not met within 10s")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestAnalyzeAndTraceDecodesOnceWhenTheMeasuringEngineIsChosen(t *testing.T) {
+	r, _ := setup(t, 1, "alpha", "beta")
+	var b bytes.Buffer
+	img := image.NewNRGBA(image.Rect(0, 0, 400, 400))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(i * 7)
+	}
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	data := b.Bytes()
+	choose := func(engine string) Chooser {
+		return func(sdk.Analysis) (string, sdk.TraceRequest, error) {
+			return engine, sdk.TraceRequest{Image: data}, nil
+		}
+	}
+	ctx := context.Background()
+	a, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, choose("alpha"))
+	if err != nil || a.Decode <= 0 || res.Engine != "alpha" || res.Decode != 0 || res.Width != 400 {
+		t.Errorf("same engine: %+v / %+v, %v; want one decode, in the analysis", a, res, err)
+	}
+	a, res, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, choose("beta"))
+	if err != nil || a.Decode <= 0 || res.Engine != "beta" || res.Decode <= 0 {
+		t.Errorf("other engine: %+v / %+v, %v; want a decode in each", a, res, err)
+	}
+	wantErr := errors.New("no choice")
+	_, _, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, func(sdk.Analysis) (string, sdk.TraceRequest, error) {
+		return "", sdk.TraceRequest{}, wantErr
+	})
+	if !errors.Is(err, wantErr) {
+		t.Errorf("chooser error: got %v", err)
+	}
+	if _, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, choose("alpha")); err != nil || res.Engine != "alpha" {
+		t.Errorf("after a chooser error the engine still serves: %+v, %v", res, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
@@ -177,15 +178,18 @@ func (l *Lane) remove(j *job) {
 		l.queues[j.key] = q
 		return
 	}
-	delete(l.queues, j.key)
-	for i, k := range l.ring {
-		if k == j.key {
-			l.ring = append(l.ring[:i], l.ring[i+1:]...)
-			if l.next > i {
-				l.next--
-			}
-			break
-		}
+	if i := slices.Index(l.ring, j.key); i >= 0 {
+		l.dropKey(i)
+	}
+}
+
+// dropKey removes the key at ring index i, whose queue has emptied, keeping next on
+// the key that was to be served next. l.mu is held.
+func (l *Lane) dropKey(i int) {
+	delete(l.queues, l.ring[i])
+	l.ring = append(l.ring[:i], l.ring[i+1:]...)
+	if l.next > i {
+		l.next--
 	}
 	if len(l.ring) > 0 {
 		l.next %= len(l.ring)
@@ -201,13 +205,7 @@ func (l *Lane) pop() *job {
 	q := l.queues[key]
 	j := q[0]
 	if len(q) == 1 {
-		delete(l.queues, key)
-		l.ring = append(l.ring[:l.next], l.ring[l.next+1:]...)
-		if len(l.ring) > 0 {
-			l.next %= len(l.ring)
-		} else {
-			l.next = 0
-		}
+		l.dropKey(l.next)
 	} else {
 		l.queues[key] = q[1:]
 		l.next = (l.next + 1) % len(l.ring)

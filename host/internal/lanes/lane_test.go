@@ -95,6 +95,7 @@ func TestKeysAreServedRoundRobin(t *testing.T) {
 		waitStats(t, l, 1, i+1)
 	}
 	errs = append(errs, submit(l, context.Background(), "b", g.job("b")))
+	waitStats(t, l, 1, 5) // b queues before c
 	errs = append(errs, submit(l, context.Background(), "c", g.job("c")))
 	waitStats(t, l, 1, 6)
 	for range 6 {

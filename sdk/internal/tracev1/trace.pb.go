@@ -399,7 +399,12 @@ type DescribeResponse struct {
 	Description string                 `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
 	Params      []*Param               `protobuf:"bytes,5,rep,name=params,proto3" json:"params,omitempty"`
 	// sdk_version is the version of the sdk the plugin was built with, for logs.
-	SdkVersion    string `protobuf:"bytes,6,opt,name=sdk_version,json=sdkVersion,proto3" json:"sdk_version,omitempty"`
+	SdkVersion string `protobuf:"bytes,6,opt,name=sdk_version,json=sdkVersion,proto3" json:"sdk_version,omitempty"`
+	// reads_image_file says the plugin accepts image_file in TraceRequest and
+	// AnalyzeRequest.
+	ReadsImageFile bool `protobuf:"varint,7,opt,name=reads_image_file,json=readsImageFile,proto3" json:"reads_image_file,omitempty"`
+	// keeps_decoded says the plugin honours AnalyzeRequest.keep and TraceRequest.use_kept.
+	KeepsDecoded  bool `protobuf:"varint,8,opt,name=keeps_decoded,json=keepsDecoded,proto3" json:"keeps_decoded,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -476,6 +481,20 @@ func (x *DescribeResponse) GetSdkVersion() string {
 	return ""
 }
 
+func (x *DescribeResponse) GetReadsImageFile() bool {
+	if x != nil {
+		return x.ReadsImageFile
+	}
+	return false
+}
+
+func (x *DescribeResponse) GetKeepsDecoded() bool {
+	if x != nil {
+		return x.KeepsDecoded
+	}
+	return false
+}
+
 // Failure is an error the engine answers with on purpose: invalid settings, a corrupt
 // image. Transport errors and crashes are not Failures.
 type Failure struct {
@@ -537,7 +556,16 @@ type TraceRequest struct {
 	// params holds the parameters the client (or a preset) gave; the sdk fills defaults.
 	Params map[string]*Value `protobuf:"bytes,2,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// max_pixels bounds width x height; 0 means no bound.
-	MaxPixels     uint64 `protobuf:"varint,3,opt,name=max_pixels,json=maxPixels,proto3" json:"max_pixels,omitempty"`
+	MaxPixels uint64 `protobuf:"varint,3,opt,name=max_pixels,json=maxPixels,proto3" json:"max_pixels,omitempty"`
+	// image_file, when set, names a file holding the image instead of image: the host
+	// writes a large upload once into an in-memory file (memfd) and the plugin maps it,
+	// sparing the copies of a multi-megabyte message. Sent only to plugins whose
+	// DescribeResponse sets reads_image_file.
+	ImageFile string `protobuf:"bytes,4,opt,name=image_file,json=imageFile,proto3" json:"image_file,omitempty"`
+	// use_kept asks the plugin to trace the image it kept from the last Analyze (keep set)
+	// instead of decoding one; image and image_file are then empty. A plugin that has none
+	// answers the failure code "no_kept_image" and the host sends the image.
+	UseKept       bool `protobuf:"varint,5,opt,name=use_kept,json=useKept,proto3" json:"use_kept,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -591,6 +619,20 @@ func (x *TraceRequest) GetMaxPixels() uint64 {
 		return x.MaxPixels
 	}
 	return 0
+}
+
+func (x *TraceRequest) GetImageFile() string {
+	if x != nil {
+		return x.ImageFile
+	}
+	return ""
+}
+
+func (x *TraceRequest) GetUseKept() bool {
+	if x != nil {
+		return x.UseKept
+	}
+	return false
 }
 
 type TraceResponse struct {
@@ -679,9 +721,16 @@ func (x *TraceResponse) GetFailure() *Failure {
 }
 
 type AnalyzeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Image         []byte                 `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`
-	MaxPixels     uint64                 `protobuf:"varint,2,opt,name=max_pixels,json=maxPixels,proto3" json:"max_pixels,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Image     []byte                 `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`
+	MaxPixels uint64                 `protobuf:"varint,2,opt,name=max_pixels,json=maxPixels,proto3" json:"max_pixels,omitempty"`
+	// image_file is as in TraceRequest.
+	ImageFile string `protobuf:"bytes,3,opt,name=image_file,json=imageFile,proto3" json:"image_file,omitempty"`
+	// keep asks the plugin to keep the decoded image for a following Trace with use_kept,
+	// so that an image measured for automatic selection is not decoded twice when the
+	// measuring engine is the one chosen. A kept image is dropped by the next call, or
+	// after a few seconds.
+	Keep          bool `protobuf:"varint,4,opt,name=keep,proto3" json:"keep,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -730,13 +779,29 @@ func (x *AnalyzeRequest) GetMaxPixels() uint64 {
 	return 0
 }
 
+func (x *AnalyzeRequest) GetImageFile() string {
+	if x != nil {
+		return x.ImageFile
+	}
+	return ""
+}
+
+func (x *AnalyzeRequest) GetKeep() bool {
+	if x != nil {
+		return x.Keep
+	}
+	return false
+}
+
 type AnalyzeResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Width         uint32                 `protobuf:"varint,1,opt,name=width,proto3" json:"width,omitempty"`
-	Height        uint32                 `protobuf:"varint,2,opt,name=height,proto3" json:"height,omitempty"`
-	Features      map[string]float64     `protobuf:"bytes,3,rep,name=features,proto3" json:"features,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
-	AnalyzeMicros uint64                 `protobuf:"varint,4,opt,name=analyze_micros,json=analyzeMicros,proto3" json:"analyze_micros,omitempty"`
-	Failure       *Failure               `protobuf:"bytes,5,opt,name=failure,proto3" json:"failure,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Width    uint32                 `protobuf:"varint,1,opt,name=width,proto3" json:"width,omitempty"`
+	Height   uint32                 `protobuf:"varint,2,opt,name=height,proto3" json:"height,omitempty"`
+	Features map[string]float64     `protobuf:"bytes,3,rep,name=features,proto3" json:"features,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"fixed64,2,opt,name=value"`
+	// analyze_micros times decoding and measuring together; decode_micros the decoding.
+	AnalyzeMicros uint64   `protobuf:"varint,4,opt,name=analyze_micros,json=analyzeMicros,proto3" json:"analyze_micros,omitempty"`
+	Failure       *Failure `protobuf:"bytes,5,opt,name=failure,proto3" json:"failure,omitempty"`
+	DecodeMicros  uint64   `protobuf:"varint,6,opt,name=decode_micros,json=decodeMicros,proto3" json:"decode_micros,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -806,6 +871,13 @@ func (x *AnalyzeResponse) GetFailure() *Failure {
 	return nil
 }
 
+func (x *AnalyzeResponse) GetDecodeMicros() uint64 {
+	if x != nil {
+		return x.DecodeMicros
+	}
+	return 0
+}
+
 var File_trace_v1_trace_proto protoreflect.FileDescriptor
 
 const file_trace_v1_trace_proto_rawDesc = "" +
@@ -830,7 +902,7 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x06format\x18\n" +
 	" \x01(\tR\x06format\x12\x1d\n" +
 	"\n" +
-	"max_length\x18\v \x01(\rR\tmaxLength\"\xf5\x01\n" +
+	"max_length\x18\v \x01(\rR\tmaxLength\"\xc4\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12<\n" +
@@ -838,15 +910,20 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\vdescription\x18\x04 \x01(\tR\vdescription\x122\n" +
 	"\x06params\x18\x05 \x03(\v2\x1a.tracecraft.trace.v1.ParamR\x06params\x12\x1f\n" +
 	"\vsdk_version\x18\x06 \x01(\tR\n" +
-	"sdkVersion\"7\n" +
+	"sdkVersion\x12(\n" +
+	"\x10reads_image_file\x18\a \x01(\bR\x0ereadsImageFile\x12#\n" +
+	"\rkeeps_decoded\x18\b \x01(\bR\fkeepsDecoded\"7\n" +
 	"\aFailure\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xe1\x01\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x9b\x02\n" +
 	"\fTraceRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\fR\x05image\x12E\n" +
 	"\x06params\x18\x02 \x03(\v2-.tracecraft.trace.v1.TraceRequest.ParamsEntryR\x06params\x12\x1d\n" +
 	"\n" +
-	"max_pixels\x18\x03 \x01(\x04R\tmaxPixels\x1aU\n" +
+	"max_pixels\x18\x03 \x01(\x04R\tmaxPixels\x12\x1d\n" +
+	"\n" +
+	"image_file\x18\x04 \x01(\tR\timageFile\x12\x19\n" +
+	"\buse_kept\x18\x05 \x01(\bR\auseKept\x1aU\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
 	"\x05value\x18\x02 \x01(\v2\x1a.tracecraft.trace.v1.ValueR\x05value:\x028\x01\"\xcf\x01\n" +
@@ -856,17 +933,21 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x06height\x18\x03 \x01(\rR\x06height\x12#\n" +
 	"\rdecode_micros\x18\x04 \x01(\x04R\fdecodeMicros\x12!\n" +
 	"\ftrace_micros\x18\x05 \x01(\x04R\vtraceMicros\x126\n" +
-	"\afailure\x18\x06 \x01(\v2\x1c.tracecraft.trace.v1.FailureR\afailure\"E\n" +
+	"\afailure\x18\x06 \x01(\v2\x1c.tracecraft.trace.v1.FailureR\afailure\"x\n" +
 	"\x0eAnalyzeRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\fR\x05image\x12\x1d\n" +
 	"\n" +
-	"max_pixels\x18\x02 \x01(\x04R\tmaxPixels\"\xab\x02\n" +
+	"max_pixels\x18\x02 \x01(\x04R\tmaxPixels\x12\x1d\n" +
+	"\n" +
+	"image_file\x18\x03 \x01(\tR\timageFile\x12\x12\n" +
+	"\x04keep\x18\x04 \x01(\bR\x04keep\"\xd0\x02\n" +
 	"\x0fAnalyzeResponse\x12\x14\n" +
 	"\x05width\x18\x01 \x01(\rR\x05width\x12\x16\n" +
 	"\x06height\x18\x02 \x01(\rR\x06height\x12N\n" +
 	"\bfeatures\x18\x03 \x03(\v22.tracecraft.trace.v1.AnalyzeResponse.FeaturesEntryR\bfeatures\x12%\n" +
 	"\x0eanalyze_micros\x18\x04 \x01(\x04R\ranalyzeMicros\x126\n" +
-	"\afailure\x18\x05 \x01(\v2\x1c.tracecraft.trace.v1.FailureR\afailure\x1a;\n" +
+	"\afailure\x18\x05 \x01(\v2\x1c.tracecraft.trace.v1.FailureR\afailure\x12#\n" +
+	"\rdecode_micros\x18\x06 \x01(\x04R\fdecodeMicros\x1a;\n" +
 	"\rFeaturesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01*X\n" +

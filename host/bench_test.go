@@ -1,0 +1,285 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+)
+
+// The host benchmarks run the real host with the test engine, whose trace is trivial, so
+// what they time is the host: HTTP, multipart, validation, queueing, the gRPC hop and
+// the engine process's decode. Figures are reported as custom metrics (ms, MB, req/s).
+
+// photoPNG is a w x h image with smooth gradients and mild noise: compressible like a
+// photo, so a 4 MP one fits under the 10 MB limit.
+func photoPNG(b testing.TB, w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	rng := rand.New(rand.NewSource(7))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := img.PixOffset(x, y)
+			n := uint8(rng.Intn(8))
+			img.Pix[i] = uint8(x*255/w) + n
+			img.Pix[i+1] = uint8(y*255/h) + n
+			img.Pix[i+2] = uint8((x+y)*127/(w+h)) + n
+			img.Pix[i+3] = 255
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// percentile returns the p-th percentile (0..100) of sorted durations, in ms.
+func percentile(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(float64(len(sorted)-1) * p / 100)
+	return float64(sorted[i].Microseconds()) / 1000
+}
+
+// BenchmarkHostOverhead times requests through HTTP and subtracts the engine process's
+// own work (decode and trace, as it reports them): what remains is the host's overhead.
+// It also reports the time to read the image's header, which the host does itself.
+func BenchmarkHostOverhead(b *testing.B) {
+	h := startHost(b, newPlugins(b, "testengine"), "", "--workers", "2")
+	for _, size := range []struct {
+		name string
+		w, h int
+	}{{"0.25MP", 500, 500}, {"4MP", 2000, 2000}} {
+		img := photoPNG(b, size.w, size.h)
+		b.Run(size.name, func(b *testing.B) {
+			b.SetBytes(int64(len(img)))
+			var overhead []time.Duration
+			ctype, body := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"testengine"}`)})
+			for b.Loop() {
+				req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
+				req.Header.Set("Content-Type", ctype)
+				start := time.Now()
+				r := do(b, req)
+				total := time.Since(start)
+				if r.status != 200 {
+					b.Fatalf("vectorize: %s", r)
+				}
+				tm := r.json["timings"].(map[string]any)
+				engine := time.Duration((tm["decodeMs"].(float64) + tm["traceMs"].(float64)) * float64(time.Millisecond))
+				overhead = append(overhead, total-engine)
+			}
+			sort.Slice(overhead, func(i, j int) bool { return overhead[i] < overhead[j] })
+			// The same upload with settings that fail validation: the host reads and
+			// checks the whole request but runs no job. What it takes is the cost of
+			// receiving the upload; the rest of the overhead is the job's.
+			ctype, bad := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"nope"}`)})
+			var upload []time.Duration
+			for range 30 {
+				req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(bad))
+				req.Header.Set("Content-Type", ctype)
+				start := time.Now()
+				if r := do(b, req); r.status != 400 {
+					b.Fatalf("want 400: %s", r)
+				}
+				upload = append(upload, time.Since(start))
+			}
+			sort.Slice(upload, func(i, j int) bool { return upload[i] < upload[j] })
+			b.ReportMetric(percentile(upload, 50), "upload-p50-ms")
+			header := time.Now()
+			const reps = 100
+			for range reps {
+				if _, err := imagecheck.Check(img, imagecheck.Limits{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(percentile(overhead, 50), "overhead-p50-ms")
+			b.ReportMetric(percentile(overhead, 99), "overhead-p99-ms")
+			b.ReportMetric(float64(time.Since(header).Microseconds())/1000/reps, "header-ms")
+			b.ReportMetric(float64(len(img))/1e6, "file-MB")
+		})
+	}
+}
+
+// BenchmarkLoad sends requests from 8 clients to a host with 2 workers per lane and
+// reports the throughput.
+func BenchmarkLoad(b *testing.B) {
+	h := startHost(b, newPlugins(b, "testengine"), "", "--workers", "2", "--queue", "64")
+	img := photoPNG(b, 500, 500)
+	var wg sync.WaitGroup
+	next := make(chan struct{})
+	var mu sync.Mutex
+	codes := map[int]int{}
+	start := time.Now()
+	for range 8 {
+		wg.Go(func() {
+			for range next {
+				r := h.vectorize(img, `{"engine":"testengine"}`)
+				mu.Lock()
+				codes[r.status]++
+				mu.Unlock()
+			}
+		})
+	}
+	n := 0
+	for b.Loop() {
+		next <- struct{}{}
+		n++
+	}
+	close(next)
+	wg.Wait()
+	elapsed := time.Since(start)
+	if codes[200] != n {
+		b.Errorf("statuses %v", codes)
+	}
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "req/s")
+}
+
+// Benchmark429 fills the public lane (1 worker, 1 waiting place) with slow jobs and times
+// the answers to the requests that find it full.
+func Benchmark429(b *testing.B) {
+	h := startHost(b, newPlugins(b, "testengine"), "", "--workers", "1", "--queue", "1")
+	img := photoPNG(b, 64, 64)
+	slow := `{"engine":"testengine","testengine":{"action":"sleep","ms":600000}}`
+	for range 2 {
+		req := h.vectorizeRequest(img, slow)
+		go func() {
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	if !eventually(10*time.Second, func() bool {
+		l := h.get("/api/health").json["lanes"].([]any)[0].(map[string]any)
+		return l["busy"] == 1.0 && l["queued"] == 1.0
+	}) {
+		b.Fatal("the lane never filled")
+	}
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		r := h.vectorize(img, `{"engine":"testengine"}`)
+		lat = append(lat, time.Since(start))
+		if r.status != 429 || r.header.Get("Retry-After") == "" {
+			b.Fatalf("want 429: %s", r)
+		}
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(percentile(lat, 50), "p50-ms")
+	b.ReportMetric(percentile(lat, 99), "p99-ms")
+}
+
+// BenchmarkPeakRSS fills both lanes (2 workers and 32 waiting places each) with 10 MB
+// uploads at once, half of them with a key, and reports the host's peak resident memory.
+func BenchmarkPeakRSS(b *testing.B) {
+	for b.Loop() {
+		peakRSS(b)
+	}
+}
+
+func peakRSS(b *testing.B) {
+	data := b.TempDir()
+	h := startHost(b, newPlugins(b, "testengine"), data, "--workers", "2", "--queue", "32")
+	key, errOut, code := tracecraft(b, nil, "keys", "create", "--name", "bench", "--data-dir", data)
+	if code != 0 {
+		b.Fatal(errOut)
+	}
+	key = strings.TrimSpace(key)
+	img := noisePNG(b, 1600, 1600) // 10.2 MB: just under the limit
+	if len(img) > 10<<20 {
+		b.Fatalf("test image is %d bytes", len(img))
+	}
+	settings := `{"engine":"testengine","testengine":{"action":"sleep","ms":300}}`
+	const perLane = 2 + 32
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[string]int{}
+	for i := range 2 * perLane {
+		wg.Go(func() {
+			var hdr []string
+			lane := "public"
+			if i%2 == 1 {
+				hdr, lane = []string{"X-API-Key", key}, "keyed"
+			}
+			r := h.vectorize(img, settings, hdr...)
+			mu.Lock()
+			codes[lane+" "+strconv.Itoa(r.status)]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	hwm := vmHWM(b, h.cmd.Process.Pid)
+	b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
+	b.ReportMetric(float64(codes["public 200"]+codes["keyed 200"]), "served")
+	b.ReportMetric(float64(codes["public 429"]+codes["keyed 429"]), "refused-429")
+	if len(codes) > 4 {
+		b.Errorf("statuses: %v", codes)
+	}
+	h.stop()
+}
+
+// vmHWM returns a process's peak resident set size in bytes.
+func vmHWM(b testing.TB, pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10
+		}
+	}
+	b.Fatal("no VmHWM")
+	return 0
+}
+
+// BenchmarkUploadFloor times a bare net/http server that reads the same 4 MP multipart
+// upload and discards it: the least any Go HTTP service needs to receive it, for
+// reading BenchmarkHostOverhead's 4 MP figure.
+func BenchmarkUploadFloor(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mr, err := r.MultipartReader()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		for {
+			p, err := mr.NextPart()
+			if err != nil {
+				break
+			}
+			_, _ = io.Copy(io.Discard, p)
+		}
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	defer srv.Close()
+	ctype, body := form(part{name: "image", filename: "in.png", data: photoPNG(b, 2000, 2000)})
+	b.SetBytes(int64(len(body)))
+	var lat []time.Duration
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		start := time.Now()
+		if r := do(b, req); r.status != 200 {
+			b.Fatalf("floor server: %s", r)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(percentile(lat, 50), "p50-ms")
+}

@@ -1,0 +1,338 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tracecraft/tracecraft/internal/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}
+
+// hostBinary builds the host once per test binary.
+func hostBinary(t testing.TB) string { return testbin.Build(t, "./host", "main.version=test") }
+
+// host is a running `tracecraft serve` process.
+type host struct {
+	t          testing.TB
+	url        string
+	cmd        *exec.Cmd
+	pluginsDir string
+	dataDir    string
+	args       []string
+	log        *logBuffer
+	exited     chan struct{}
+}
+
+// logBuffer collects a process's stderr lines.
+type logBuffer struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (b *logBuffer) add(line string) {
+	b.mu.Lock()
+	b.lines = append(b.lines, line)
+	b.mu.Unlock()
+}
+
+// String returns everything logged so far.
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.lines, "\n")
+}
+
+// waitFor waits up to d for a log line matching re and returns it.
+func (b *logBuffer) waitFor(t testing.TB, re *regexp.Regexp, d time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		b.mu.Lock()
+		for _, l := range b.lines {
+			if re.MatchString(l) {
+				b.mu.Unlock()
+				return l
+			}
+		}
+		b.mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no log line matching %s within %v; log:\n%s", re, d, b.String())
+	return ""
+}
+
+// newPlugins returns a plugins folder holding the test engine under each of names.
+func newPlugins(t testing.TB, names ...string) string {
+	dir := t.TempDir()
+	for _, n := range names {
+		testbin.Install(t, testbin.TestEngine(t, n, ""), dir, n)
+	}
+	return dir
+}
+
+var listening = regexp.MustCompile(`listening: addr=(\S+)`)
+
+// startHost runs the host on a free port with the plugins folder and extra flags, and
+// stops it (SIGTERM) when the test ends.
+func startHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host {
+	t.Helper()
+	if dataDir == "" {
+		dataDir = t.TempDir()
+	}
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--plugins-dir", pluginsDir, "--data-dir", dataDir}, flags...)
+	h := &host{t: t, pluginsDir: pluginsDir, dataDir: dataDir, args: args, log: &logBuffer{}, exited: make(chan struct{})}
+	h.cmd = exec.Command(hostBinary(t), args...)
+	stderr, err := h.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			h.log.add(sc.Text())
+		}
+		_ = h.cmd.Wait()
+		close(h.exited)
+	}()
+	t.Cleanup(func() {
+		h.stop()
+		if t.Failed() {
+			t.Logf("host log:\n%s", h.log.String())
+		}
+	})
+	line := h.log.waitFor(t, listening, 30*time.Second)
+	h.url = "http://" + listening.FindStringSubmatch(line)[1]
+	return h
+}
+
+// stop ends the host with SIGTERM (SIGKILL after 15 s) and waits for it.
+func (h *host) stop() {
+	select {
+	case <-h.exited:
+		return
+	default:
+	}
+	_ = h.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-h.exited:
+	case <-time.After(15 * time.Second):
+		_ = h.cmd.Process.Kill()
+		<-h.exited
+	}
+}
+
+// tracecraft runs the host binary with args and returns its stdout, stderr and exit
+// code.
+func tracecraft(t testing.TB, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(hostBinary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// reply is a decoded HTTP answer.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+	json   map[string]any
+}
+
+// errorCode returns the error.code of an error body.
+func (r reply) errorCode() string {
+	e, _ := r.json["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+// details returns the fields named by an error body's details.
+func (r reply) details() []string {
+	e, _ := r.json["error"].(map[string]any)
+	ds, _ := e["details"].([]any)
+	var out []string
+	for _, d := range ds {
+		m, _ := d.(map[string]any)
+		out = append(out, fmt.Sprint(m["field"]))
+	}
+	return out
+}
+
+func (r reply) String() string {
+	b := r.body
+	if len(b) > 600 {
+		b = b[:600]
+	}
+	return fmt.Sprintf("%d %s", r.status, b)
+}
+
+// do sends req and reads the whole answer.
+func do(t testing.TB, req *http.Request) reply {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := reply{status: resp.StatusCode, header: resp.Header, body: body}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(body, &r.json); err != nil {
+			t.Fatalf("%s %s: body is not JSON: %v\n%s", req.Method, req.URL, err, body)
+		}
+	}
+	return r
+}
+
+// get fetches path from the host.
+func (h *host) get(path string) reply {
+	req, _ := http.NewRequest(http.MethodGet, h.url+path, nil)
+	return do(h.t, req)
+}
+
+// part is one multipart field; file parts have a filename.
+type part struct {
+	name, filename string
+	data           []byte
+}
+
+// form encodes parts as a multipart body.
+func form(parts ...part) (string, []byte) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	for _, p := range parts {
+		var fw io.Writer
+		if p.filename != "" {
+			fw, _ = w.CreateFormFile(p.name, p.filename)
+		} else {
+			fw, _ = w.CreateFormField(p.name)
+		}
+		_, _ = fw.Write(p.data)
+	}
+	_ = w.Close()
+	return w.FormDataContentType(), b.Bytes()
+}
+
+// vectorizeRequest builds a tracing request with an image and, if not empty, settings.
+func (h *host) vectorizeRequest(img []byte, settings string, header ...string) *http.Request {
+	parts := []part{{name: "image", filename: "in.png", data: img}}
+	if settings != "" {
+		parts = append(parts, part{name: "settings", data: []byte(settings)})
+	}
+	ctype, body := form(parts...)
+	req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return req
+}
+
+// vectorize posts img with settings and optional header name/value pairs.
+func (h *host) vectorize(img []byte, settings string, header ...string) reply {
+	h.t.Helper()
+	return do(h.t, h.vectorizeRequest(img, settings, header...))
+}
+
+// pngOf encodes a w x h image filled with c.
+func pngOf(t testing.TB, w, h int, c color.NRGBA) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// children returns the pids of the processes whose parent is pid.
+func children(pid int) []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range dirs {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+		s := string(data)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(s[i+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(fields[1]); ppid == pid {
+			p, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
+}
+
+// eventually polls cond every 20 ms for up to d.
+func eventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/sdk"
+)
+
+// llms handles GET /llms.txt: a plain-text summary of the service for programs and
+// people, generated from what is installed now.
+func (s *Server) llms(c *gin.Context) {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	all := s.Tracing.Engines.Engines()
+	stable, experimental := engineLists(all)
+	maxMB := imagecheck.Megabytes(s.Limits.MaxBytes, false)
+
+	p("# Tracecraft")
+	p("")
+	p("> Bitmap-to-SVG tracing service. Upload a PNG, JPEG, WebP, BMP or TIFF image and get back an SVG traced by one of several engines. API version %s.", APIVersion)
+	p("")
+	p("## Endpoints")
+	p("- POST /api/vectorize: multipart/form-data with a file field `image` (required, at most %s MB, at most %d megapixels) and a text field `settings` (optional JSON object). Answers 200 with JSON {svg, engine, originalSize, svgSize, preset, width, height, settings, timings, lane, engineVersion}. originalSize and svgSize are in bytes. Send `Accept: image/svg+xml` to get the bare SVG instead.", maxMB, s.Limits.MaxPixels/1_000_000)
+	p("- GET /api/schema: every engine's parameters (type, min, max, default, step, values, description), the engine lists and the presets, as JSON.")
+	p("- GET /api/health: status (ok or degraded), API version, lanes (workers, busy, queued, capacity) and engines.")
+	p("- GET /api/usage: your key's usage per day (send X-API-Key); query from and to as YYYY-MM-DD, default the last 30 days.")
+	p("- GET /llms.txt: this summary.")
+	p("")
+	p("## Settings")
+	p("A JSON object with optional keys `preset`, `engine` and one object per engine holding its parameters, e.g. {\"preset\":\"logo\"} or {\"engine\":\"tracecraft\",\"tracecraft\":{\"maxColors\":8}}.")
+	p("Precedence: the preset's parameters, then an explicit engine, then explicit parameters. `preset` and `engine` default to auto: the service measures the image and picks. An explicit engine without a preset runs with that engine's defaults.")
+	p("Validation is strict: unknown keys, wrong JSON types (\"16\" is not 16), out-of-range numbers, non-integers where integers are required and unknown enum values (case-sensitive) are all 400 invalid_settings, with every problem listed in error.details. Parameters of an engine other than the one used are validated, then ignored.")
+	p("")
+	p("## Presets")
+	p("- auto (default): the service picks the preset from the image: flat images go to tracecraft, complex images to vtracer, monochrome images to potrace.")
+	for _, pr := range s.Tracing.Presets {
+		p("- %s: %s. Engine %s%s.", pr.Name, pr.Description, pr.Engine, paramList(pr.Params))
+	}
+	p("")
+	p("## Engines")
+	p("Stable: %s. Experimental: %s.", strings.Join(stable, ", "), orNone(experimental))
+	for _, e := range all {
+		d := e.Desc
+		p("")
+		p("### %s (%s, version %s)", d.Name, d.Stability, d.Version)
+		p("%s", d.Description)
+		for _, prm := range d.Params {
+			p("- %s: %s", prm.Name, paramSummary(prm))
+		}
+	}
+	p("")
+	p("## Authentication")
+	p("Optional. Send an API key in the X-API-Key header to run on the dedicated keyed lane and have usage tracked; keys look like tc_ followed by 32 letters and digits and are issued by the operator (`tracecraft keys create --name NAME`). A present but invalid, revoked or empty key is 401 invalid_api_key. /api/schema, /api/health and /llms.txt need no key.")
+	p("")
+	p("## Limits")
+	p("- image: at most %s MB and %d megapixels (checked from the header before decoding).", maxMB, s.Limits.MaxPixels/1_000_000)
+	p("- queue: lane public %d workers, %d waiting; lane keyed %d workers, %d waiting, shared fairly between keys. A full queue answers 429 with Retry-After in seconds.",
+		s.Public.Stats().Workers, s.Public.Stats().Capacity, s.Keyed.Stats().Workers, s.Keyed.Stats().Capacity)
+	p("- job time: %s; a job that runs longer is stopped and answered 503 job_timeout.", s.Tracing.JobTimeout)
+	p("")
+	p("## Errors")
+	p("Every error is JSON: {\"error\":{\"code\":\"...\",\"message\":\"...\",\"details\":[{\"field\":\"...\",\"message\":\"...\",\"value\":...}]}}.")
+	p("- 400: missing_image, empty_image, unsupported_format (GIF, SVG, PDF, ...), corrupt_image, truncated_image, image_too_large, too_many_pixels, invalid_settings, invalid_request. Correct the request.")
+	p("- 401: invalid_api_key (or missing_api_key on /api/usage). Use a valid key.")
+	p("- 429: queue_full. Wait the Retry-After seconds, then retry.")
+	p("- 503: job_timeout (the job ran too long; try a smaller image or simpler settings), engine_unavailable.")
+	p("- 500: engine_crashed (the engine was restarted; retry), output_too_large, internal.")
+	p("- 404 not_found, 405 method_not_allowed.")
+	p("")
+	p("## Example")
+	p("curl -s -F image=@logo.png -F 'settings={\"preset\":\"logo\"}' http://HOST/api/vectorize | jq -r .svg > logo.svg")
+	c.Data(200, "text/plain; charset=utf-8", []byte(b.String()))
+}
+
+func paramSummary(p sdk.Param) string {
+	var parts []string
+	switch p.Type {
+	case sdk.Number:
+		kind := "number"
+		if p.Integer {
+			kind = "integer"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s..%s", kind, num(p.Min), num(p.Max)))
+		if p.Step > 0 {
+			parts = append(parts, "step "+num(p.Step))
+		}
+	case sdk.Enum:
+		parts = append(parts, "one of "+strings.Join(p.Values, "|"))
+	case sdk.Boolean:
+		parts = append(parts, "true|false")
+	case sdk.String:
+		kind := "string"
+		if p.Format == sdk.FormatColor {
+			kind = "CSS colour"
+		}
+		parts = append(parts, kind)
+	}
+	if p.Default != nil {
+		parts = append(parts, fmt.Sprintf("default %v", p.Default))
+	}
+	return strings.Join(parts, ", ") + ". " + p.Description
+}
+
+func paramList(params map[string]any) string {
+	if len(params) == 0 {
+		return " with its defaults"
+	}
+	keys := slices.Sorted(maps.Keys(params))
+	for i, k := range keys {
+		keys[i] = fmt.Sprintf("%s=%v", k, params[k])
+	}
+	return " with " + strings.Join(keys, ", ")
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+func orNone(list []string) string {
+	if len(list) == 0 {
+		return "none"
+	}
+	return strings.Join(list, ", ")
+}

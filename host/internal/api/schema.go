@@ -1,0 +1,157 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sort"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tracecraft/tracecraft/host/internal/engines"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/sdk"
+)
+
+// bundledOrder is the order of the schema's engines list (spec 2.4): auto sits after
+// tracecraft. Other stable engines follow, by name.
+var bundledOrder = []string{"tracecraft", settings.Auto, "vtracer", "potrace"}
+
+// ordered is a JSON object that keeps its keys in insertion order.
+type ordered struct {
+	keys   []string
+	values map[string]any
+}
+
+func newOrdered() *ordered { return &ordered{values: map[string]any{}} }
+
+func (o *ordered) set(k string, v any) *ordered {
+	if _, ok := o.values[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.values[k] = v
+	return o
+}
+
+// MarshalJSON writes the keys in order.
+func (o *ordered) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kj, _ := json.Marshal(k)
+		b.Write(kj)
+		b.WriteByte(':')
+		var vb bytes.Buffer
+		enc := json.NewEncoder(&vb)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(o.values[k]); err != nil {
+			return nil, err
+		}
+		b.Write(bytes.TrimRight(vb.Bytes(), "\n"))
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// engineLists splits the installed engines into the schema's stable list (with auto in
+// its place) and the experimental list.
+func engineLists(all []*engines.Engine) (stable, experimental []string) {
+	installed := map[string]bool{}
+	var others []string
+	for _, e := range all {
+		if e.Desc.Stability == sdk.Experimental {
+			experimental = append(experimental, e.Desc.Name)
+			continue
+		}
+		installed[e.Desc.Name] = true
+		if !slices.Contains(bundledOrder, e.Desc.Name) {
+			others = append(others, e.Desc.Name)
+		}
+	}
+	stable = []string{}
+	for _, name := range bundledOrder {
+		if installed[name] || (name == settings.Auto && len(all) > 0) {
+			stable = append(stable, name)
+		}
+	}
+	sort.Strings(others)
+	sort.Strings(experimental)
+	if experimental == nil {
+		experimental = []string{}
+	}
+	return append(stable, others...), experimental
+}
+
+// describeParams returns an engine's parameters in the spec's descriptor form, in the
+// engine's order.
+func describeParams(d sdk.Descriptor) *ordered {
+	out := newOrdered()
+	for _, p := range d.Params {
+		desc := newOrdered().set("type", string(p.Type))
+		if p.Type == sdk.Number {
+			desc.set("min", p.Min).set("max", p.Max)
+		}
+		if p.Default != nil {
+			desc.set("default", p.Default)
+		}
+		if p.Step > 0 {
+			desc.set("step", p.Step)
+		}
+		if p.Type == sdk.Enum {
+			desc.set("values", p.Values)
+		}
+		desc.set("description", p.Description)
+		if p.Integer {
+			desc.set("integer", true)
+		}
+		if p.Format != "" {
+			desc.set("format", p.Format)
+		}
+		if p.Type == sdk.String {
+			ml := p.MaxLength
+			if ml == 0 {
+				ml = sdk.DefaultMaxLength
+			}
+			desc.set("maxLength", ml)
+		}
+		out.set(p.Name, desc)
+	}
+	return out
+}
+
+// schemaBody builds the schema document: engines, experimentalEngines, one key per
+// engine (stable first, in the engines list's order), presets.
+func (s *Server) schemaBody() *ordered {
+	all := s.Tracing.Engines.Engines()
+	stable, experimental := engineLists(all)
+	body := newOrdered().set("engines", stable).set("experimentalEngines", experimental)
+	byName := map[string]sdk.Descriptor{}
+	for _, e := range all {
+		byName[e.Desc.Name] = e.Desc
+	}
+	for _, name := range append(append([]string{}, stable...), experimental...) {
+		if d, ok := byName[name]; ok {
+			body.set(name, describeParams(d))
+		}
+	}
+	presets := newOrdered().set(settings.Auto, newOrdered().
+		set("description", "the service measures the image and applies the preset of its category"))
+	for _, p := range s.Tracing.Presets {
+		params := newOrdered()
+		for _, k := range slices.Sorted(maps.Keys(p.Params)) {
+			params.set(k, p.Params[k])
+		}
+		presets.set(p.Name, newOrdered().set("engine", p.Engine).set("description", p.Description).set(p.Engine, params))
+	}
+	body.set("presets", presets)
+	return body
+}
+
+// schema handles GET /api/schema.
+func (s *Server) schema(c *gin.Context) {
+	writeJSON(c, 200, s.schemaBody())
+}

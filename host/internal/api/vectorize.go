@@ -1,0 +1,196 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/host/internal/lanes"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/host/internal/store"
+	"github.com/tracecraft/tracecraft/host/internal/tracing"
+)
+
+// vectorizeResponse is the success body: the spec's four fields first, then additions.
+type vectorizeResponse struct {
+	SVG          string         `json:"svg"`
+	Engine       string         `json:"engine"`
+	OriginalSize int            `json:"originalSize"`
+	SVGSize      int            `json:"svgSize"`
+	Preset       string         `json:"preset,omitempty"`
+	Width        int            `json:"width"`
+	Height       int            `json:"height"`
+	Settings     map[string]any `json:"settings"`
+	Timings      timings        `json:"timings"`
+	Lane         string         `json:"lane"`
+	// EngineVersion is the version of the engine plugin that traced the image.
+	EngineVersion string `json:"engineVersion"`
+}
+
+type timings struct {
+	QueueMs   float64 `json:"queueMs"`
+	AnalyzeMs float64 `json:"analyzeMs"`
+	DecodeMs  float64 `json:"decodeMs"`
+	TraceMs   float64 `json:"traceMs"`
+	TotalMs   float64 `json:"totalMs"`
+}
+
+// vectorize handles POST /api/vectorize: authenticate, refuse at once when the lane is
+// full, read the upload with hard caps, validate everything, queue, trace, answer.
+func (s *Server) vectorize(c *gin.Context) {
+	start := time.Now()
+	ctx := c.Request.Context()
+	lane, laneName, keyID, keyName := s.Public, "public", int64(0), ""
+	if values, sent := c.Request.Header["X-Api-Key"]; sent {
+		key, err := s.Keys.Verify(ctx, strings.TrimSpace(values[0]))
+		if err != nil {
+			s.fail(c, err)
+			return
+		}
+		lane, laneName, keyID, keyName = s.Keyed, "keyed", key.ID, key.Name
+		c.Set(logKey, key.Name)
+	}
+	c.Set(logLane, laneName)
+	queueKey := keyName
+
+	// rec records the outcome for the key's usage before the answer goes out, so a client
+	// that reads its usage right after an answer sees it counted.
+	var in, pixels int64
+	rec := func(status int, out int, engineTime time.Duration) {
+		if keyID == 0 {
+			return
+		}
+		err := s.Store.RecordRequest(context.WithoutCancel(ctx), keyID, store.Request{
+			Status: status, InputBytes: in, OutputBytes: int64(out), Pixels: pixels,
+			EngineMillis: engineTime.Milliseconds(), At: s.now(),
+		})
+		if err != nil && s.Logger != nil {
+			s.Logger.Error("cannot record usage", "key", keyName, "error", err)
+		}
+	}
+	fail := func(err error) {
+		s.fail(c, err)
+		rec(c.Writer.Status(), 0, 0)
+	}
+
+	if err := lane.Full(queueKey); err != nil {
+		fail(err)
+		return
+	}
+	reserve := maxBody(s.Limits.MaxBytes)
+	if c.Request.ContentLength > 0 && c.Request.ContentLength < reserve {
+		reserve = c.Request.ContentLength
+	}
+	if !s.Uploads.TryTake(reserve) {
+		fail(&lanes.FullError{Lane: laneName, RetryAfter: 1})
+		return
+	}
+	defer s.Uploads.Give(reserve)
+
+	up, err := readUpload(c.Writer, c.Request, s.Limits.MaxBytes)
+	if err != nil {
+		fail(err)
+		return
+	}
+	in = int64(len(up.image))
+	job, err := s.validate(up)
+	if err != nil {
+		fail(err)
+		return
+	}
+	pixels = job.Info.Pixels()
+
+	var res tracing.Result
+	var jobErr error
+	queued, err := lane.Do(ctx, queueKey, func(jobCtx context.Context) {
+		res, jobErr = s.Tracing.Run(jobCtx, job)
+	})
+	c.Set(logQueue, ms(queued))
+	if err == nil {
+		err = jobErr
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+			// The client went away; nobody reads the answer, but the log and usage keep it.
+			c.Status(499)
+			rec(499, 0, 0)
+			return
+		}
+		fail(err)
+		return
+	}
+	c.Set(logEngine, res.Engine)
+	c.Set(logTrace, ms(res.Trace))
+	total := time.Since(start)
+	rec(http.StatusOK, len(res.SVG), res.Decode+res.Trace)
+	if wantsSVG(c.Request) {
+		h := c.Writer.Header()
+		h.Set("X-Tracecraft-Engine", res.Engine)
+		h.Set("X-Tracecraft-Engine-Version", res.EngineVersion)
+		h.Set("X-Tracecraft-Preset", res.Preset)
+		h.Set("X-Tracecraft-Original-Size", strconv.Itoa(len(up.image)))
+		c.Data(http.StatusOK, "image/svg+xml", res.SVG)
+		return
+	}
+	resolved := map[string]any{"engine": res.Engine, res.Engine: res.Params}
+	if res.Preset != "" {
+		resolved["preset"] = res.Preset
+	}
+	writeJSON(c, http.StatusOK, vectorizeResponse{
+		SVG: string(res.SVG), Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(res.SVG),
+		Preset: res.Preset, Width: res.Width, Height: res.Height, Settings: resolved, Lane: laneName, EngineVersion: res.EngineVersion,
+		Timings: timings{QueueMs: ms(queued), AnalyzeMs: ms(res.Analyze), DecodeMs: ms(res.Decode), TraceMs: ms(res.Trace), TotalMs: ms(total)},
+	})
+}
+
+// validate checks the image header and the settings and returns every problem found in
+// one error: the image's code if the image is bad, invalid_settings otherwise.
+func (s *Server) validate(up upload) (tracing.Job, error) {
+	var details []fault.Detail
+	var first *fault.Error
+	note := func(err error, field string) {
+		fe := fault.As(err)
+		if first == nil {
+			first = fe
+		}
+		if len(fe.Details) > 0 {
+			details = append(details, fe.Details...)
+			return
+		}
+		details = append(details, fault.Detail{Field: field, Message: fe.Message, Code: fe.Code})
+	}
+	var info imagecheck.Info
+	var err error
+	if !up.hasImage {
+		note(fault.New(fault.MissingImage, "the request has no image field; send the image as a file field named image"), "image")
+	} else if info, err = imagecheck.Check(up.image, s.Limits); err != nil {
+		note(err, "image")
+	}
+	cat := s.Tracing.Catalog()
+	set, err := settings.Parse(up.settings, cat)
+	if err != nil {
+		note(err, "settings")
+	}
+	job := tracing.Job{Image: up.image, Info: info, Settings: set, Catalog: cat}
+	if first == nil {
+		return job, nil
+	}
+	msg := first.Message
+	if len(details) > max(1, len(first.Details)) {
+		msg += " (" + strconv.Itoa(len(details)) + " problems, listed in details)"
+	}
+	return job, &fault.Error{Code: first.Code, Message: msg, Details: details}
+}
+
+// wantsSVG reports whether the client asked for the bare SVG rather than JSON.
+func wantsSVG(r *http.Request) bool {
+	accept := r.Header.Get("Accept")
+	return strings.Contains(accept, "image/svg+xml") && !strings.Contains(accept, "application/json")
+}

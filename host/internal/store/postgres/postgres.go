@@ -1,0 +1,327 @@
+// Package postgres implements store.Store on PostgreSQL with pgx. Importing it registers
+// the "postgres" dialect with store.Open.
+//
+// Tables live in the first schema of the connection's search_path, which a DSN may set
+// (postgres://...?search_path=tracecraft). Counts are added in SQL with
+// INSERT ... ON CONFLICT DO UPDATE SET x = x + excluded.x, so concurrent requests, from
+// any number of processes, are all counted; RecordRequest first updates the key's row,
+// which serializes the requests of one key and fixes the order locks are taken in, so
+// its transactions never deadlock.
+package postgres
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tracecraft/tracecraft/host/internal/store"
+	"github.com/tracecraft/tracecraft/host/internal/store/internal/migrate"
+)
+
+// PoolSize is the most connections one Store opens.
+const PoolSize = 8
+
+// migrationLock is the pg_advisory_xact_lock key that serializes schema migrations of
+// processes opening the database at once ("tracecraft" in ASCII, truncated).
+const migrationLock int64 = 0x7472616365637261
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+func init() {
+	store.Register(store.Postgres, func(ctx context.Context, dsn string) (store.Store, error) {
+		return Open(ctx, dsn)
+	})
+}
+
+// Store is a store.Store on a PostgreSQL database.
+type Store struct {
+	pool *pool
+}
+
+var _ store.Store = (*Store)(nil)
+
+// Open connects to the database a postgres:// URL (or key=value DSN) names and creates
+// or migrates the schema. Several processes may open the same database at once.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's parse errors leave the password out.
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "tracecraft"
+	}
+	s := &Store{pool: newPool(cfg, PoolSize)}
+	if err := s.pool.with(ctx, migrateSchema(ctx)); err != nil {
+		s.pool.close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return s, nil
+}
+
+// migrateSchema applies the embedded migrations the database lacks, in one transaction
+// holding an advisory lock, so a process opening the database at the same time waits and
+// then finds the schema current.
+func migrateSchema(ctx context.Context) func(*pgx.Conn) error {
+	return func(c *pgx.Conn) error {
+		sub, err := fs.Sub(migrations, "migrations")
+		if err != nil {
+			return err
+		}
+		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+				return fmt.Errorf("lock for migration: %w", err)
+			}
+			return migrate.Apply(ctx, pgTx{tx}, sub)
+		})
+	}
+}
+
+// pgTx adapts a pgx transaction to migrate.Tx.
+type pgTx struct{ tx pgx.Tx }
+
+func (t pgTx) Exec(ctx context.Context, q string) error {
+	_, err := t.tx.Exec(ctx, q)
+	return err
+}
+
+func (t pgTx) Version(ctx context.Context) (v int, err error) {
+	err = t.tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v)
+	return v, err
+}
+
+const keyColumns = `id, name, prefix, created_at, last_used_at, revoked_at`
+
+// scanKey reads a row of keyColumns.
+func scanKey(row pgx.Row) (store.Key, error) {
+	var k store.Key
+	var used, revoked *time.Time
+	if err := row.Scan(&k.ID, &k.Name, &k.Prefix, &k.CreatedAt, &used, &revoked); err != nil {
+		return store.Key{}, err
+	}
+	k.CreatedAt = k.CreatedAt.UTC()
+	if used != nil {
+		k.LastUsedAt = used.UTC()
+	}
+	if revoked != nil {
+		k.RevokedAt = revoked.UTC()
+	}
+	return k, nil
+}
+
+// date returns the date column value of a valid day.
+func date(day string) time.Time {
+	t, _ := time.Parse(store.DayLayout, day)
+	return t
+}
+
+// CreateKey implements store.Store.
+func (s *Store) CreateKey(ctx context.Context, name, hash, prefix string, at time.Time) (store.Key, error) {
+	if err := store.ValidName(name); err != nil {
+		return store.Key{}, err
+	}
+	if hash == "" || prefix == "" {
+		return store.Key{}, errors.New("postgres: create key: empty hash or prefix")
+	}
+	var k store.Key
+	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		// A concurrent insert of the same name makes ON CONFLICT wait for it, then do
+		// nothing: exactly one creation wins.
+		k, err = scanKey(c.QueryRow(ctx,
+			`INSERT INTO keys (name, hash, prefix, created_at) VALUES ($1, $2, $3, $4)
+			 ON CONFLICT (name) DO NOTHING RETURNING `+keyColumns,
+			name, hash, prefix, at))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Key{}, fmt.Errorf("postgres: create key %q: %w", name, store.ErrNameTaken)
+	}
+	if err != nil {
+		return store.Key{}, fmt.Errorf("postgres: create key %q: %w", name, err)
+	}
+	return k, nil
+}
+
+// KeyByHash implements store.Store.
+func (s *Store) KeyByHash(ctx context.Context, hash string) (store.Key, error) {
+	var k store.Key
+	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		k, err = scanKey(c.QueryRow(ctx, `SELECT `+keyColumns+` FROM keys WHERE hash = $1`, hash))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Key{}, store.ErrNotFound
+	}
+	if err != nil {
+		return store.Key{}, fmt.Errorf("postgres: key by hash: %w", err)
+	}
+	return k, nil
+}
+
+// ListKeys implements store.Store. COLLATE "C" orders bytewise, as SQLite does,
+// whatever the database's locale.
+func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
+	keys := []store.Key{}
+	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx, `SELECT `+keyColumns+` FROM keys ORDER BY name COLLATE "C"`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			k, err := scanKey(rows)
+			if err != nil {
+				return err
+			}
+			keys = append(keys, k)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list keys: %w", err)
+	}
+	return keys, nil
+}
+
+// RevokeKey implements store.Store.
+func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) (store.Key, error) {
+	var k store.Key
+	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+		var err error
+		k, err = scanKey(c.QueryRow(ctx,
+			`UPDATE keys SET revoked_at = COALESCE(revoked_at, $1) WHERE name = $2 RETURNING `+keyColumns,
+			at, name))
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return store.Key{}, fmt.Errorf("postgres: revoke key %q: %w", name, store.ErrNotFound)
+	}
+	if err != nil {
+		return store.Key{}, fmt.Errorf("postgres: revoke key %q: %w", name, err)
+	}
+	return k, nil
+}
+
+// RecordRequest implements store.Store.
+func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request) error {
+	r, err := r.Normalized()
+	if err != nil {
+		return err
+	}
+	success := 0
+	if r.Success() {
+		success = 1
+	}
+	day := date(r.Day)
+	err = s.pool.with(ctx, func(c *pgx.Conn) error {
+		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
+			// GREATEST ignores NULL, so a first use sets the time.
+			tag, err := tx.Exec(ctx, `UPDATE keys SET last_used_at = GREATEST(last_used_at, $2) WHERE id = $1`, keyID, r.At)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return store.ErrNotFound
+			}
+			if _, err := tx.Exec(ctx,
+				`INSERT INTO usage_days AS d (key_id, day, requests, successes, input_bytes, output_bytes, pixels, engine_ms)
+				 VALUES ($1, $2, 1, $3, $4, $5, $6, $7)
+				 ON CONFLICT (key_id, day) DO UPDATE SET
+				   requests     = d.requests     + excluded.requests,
+				   successes    = d.successes    + excluded.successes,
+				   input_bytes  = d.input_bytes  + excluded.input_bytes,
+				   output_bytes = d.output_bytes + excluded.output_bytes,
+				   pixels       = d.pixels       + excluded.pixels,
+				   engine_ms    = d.engine_ms    + excluded.engine_ms`,
+				keyID, day, success, r.InputBytes, r.OutputBytes, r.Pixels, r.EngineMillis); err != nil {
+				return err
+			}
+			if success == 0 {
+				if _, err := tx.Exec(ctx,
+					`INSERT INTO usage_failures AS f (key_id, day, status, count) VALUES ($1, $2, $3, 1)
+					 ON CONFLICT (key_id, day, status) DO UPDATE SET count = f.count + excluded.count`,
+					keyID, day, r.Status); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("postgres: record request of key %d: %w", keyID, err)
+	}
+	return nil
+}
+
+// Usage implements store.Store. One SELECT reads the days and their failures from the
+// same snapshot, so Requests always equals Successes plus the failures.
+func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]store.Usage, error) {
+	if err := store.ValidDay(from); err != nil {
+		return nil, err
+	}
+	if err := store.ValidDay(to); err != nil {
+		return nil, err
+	}
+	days := []store.Usage{}
+	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+		rows, err := c.Query(ctx,
+			`SELECT d.day, d.requests, d.successes, d.input_bytes, d.output_bytes, d.pixels, d.engine_ms, f.status, f.count
+			 FROM usage_days d
+			 LEFT JOIN usage_failures f ON f.key_id = d.key_id AND f.day = d.day
+			 WHERE d.key_id = $1 AND d.day BETWEEN $2 AND $3
+			 ORDER BY d.day, f.status`,
+			keyID, date(from), date(to))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var u store.Usage
+			var day time.Time
+			var status *int32
+			var count *int64
+			if err := rows.Scan(&day, &u.Requests, &u.Successes, &u.InputBytes, &u.OutputBytes, &u.Pixels, &u.EngineMillis, &status, &count); err != nil {
+				return err
+			}
+			u.Day = day.Format(store.DayLayout)
+			if n := len(days); n == 0 || days[n-1].Day != u.Day {
+				u.Failures = map[int]int64{}
+				days = append(days, u)
+			}
+			if status != nil && count != nil {
+				days[len(days)-1].Failures[int(*status)] = *count
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(days) == 0 {
+			var exists bool
+			if err := c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM keys WHERE id = $1)`, keyID).Scan(&exists); err != nil {
+				return err
+			}
+			if !exists {
+				return store.ErrNotFound
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: usage of key %d: %w", keyID, err)
+	}
+	return days, nil
+}
+
+// Close closes the connections.
+func (s *Store) Close() error {
+	s.pool.close()
+	return nil
+}

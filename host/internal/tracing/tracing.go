@@ -1,0 +1,106 @@
+// Package tracing runs one tracing job end to end, the same way for the HTTP service and
+// the one-shot trace command: measure the image when the service must choose, resolve
+// the preset, engine and parameters, and trace on the engine's process pool within the
+// job time limit.
+package tracing
+
+import (
+	"context"
+	"time"
+
+	"github.com/tracecraft/tracecraft/host/internal/engines"
+	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/host/internal/selector"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/sdk"
+)
+
+// Service traces images with the engines of a registry.
+type Service struct {
+	// Engines runs the engine processes.
+	Engines *engines.Registry
+	// Presets are the presets clients may name.
+	Presets []settings.Preset
+	// MaxPixels bounds width x height of an image.
+	MaxPixels int64
+	// JobTimeout bounds one job, measurement and trace together; 0 means no bound.
+	JobTimeout time.Duration
+}
+
+// Catalog returns the installed engines and the presets, for settings validation.
+func (s *Service) Catalog() settings.Catalog {
+	all := s.Engines.Engines()
+	descs := make([]sdk.Descriptor, len(all))
+	for i, e := range all {
+		descs[i] = e.Desc
+	}
+	return settings.Catalog{Engines: descs, Presets: s.Presets, Fallback: selector.PreferredAnalyzers}
+}
+
+// Result is a traced image.
+type Result struct {
+	SVG []byte
+	// Engine and EngineVersion name what traced the image; Preset is the preset applied
+	// ("" for none).
+	Engine, EngineVersion, Preset string
+	Width, Height                 int
+	// Params are all the parameters the engine used, defaults included.
+	Params map[string]any
+	// Analyze, Decode and Trace time the measurement and the plugin's own work.
+	Analyze, Decode, Trace time.Duration
+}
+
+// Job is one image to trace, checked and with its settings validated.
+type Job struct {
+	// Image is the uploaded file.
+	Image []byte
+	// Info is what imagecheck.Check read from the image's header.
+	Info imagecheck.Info
+	// Settings were validated against Catalog, which also resolves them, so that the
+	// engines a job runs with are the ones its settings were checked against.
+	Settings settings.Settings
+	Catalog  settings.Catalog
+}
+
+// Run traces a job's image. Errors are *fault.Error values (or *sdk.Error from the
+// engine), or ctx's error when the caller gave up.
+func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
+	if s.JobTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.JobTimeout)
+		defer cancel()
+	}
+	var res Result
+	image, set, cat := job.Image, job.Settings, job.Catalog
+	var r settings.Resolved
+	var out engines.Result
+	var err error
+	if set.NeedsAnalysis() {
+		// The engine measuring the image traces it too when it is the one chosen, without
+		// decoding it again: the header's hint names the likeliest.
+		var a sdk.Analysis
+		a, out, err = s.Engines.AnalyzeAndTrace(ctx, selector.LikelyEngines(image, job.Info), image, s.MaxPixels,
+			func(a sdk.Analysis) (string, sdk.TraceRequest, error) {
+				var err error
+				r, err = settings.Resolve(set, cat, selector.Choose(a.Features))
+				return r.Engine, sdk.TraceRequest{Image: image, Params: r.Params, MaxPixels: s.MaxPixels}, err
+			})
+		res.Analyze = a.Took - a.Decode
+		res.Decode = a.Decode
+	} else {
+		r, err = settings.Resolve(set, cat, "")
+		if err == nil {
+			out, err = s.Engines.Trace(ctx, r.Engine, sdk.TraceRequest{Image: image, Params: r.Params, MaxPixels: s.MaxPixels})
+		}
+	}
+	if err != nil {
+		return res, err
+	}
+	res.SVG, res.Engine, res.EngineVersion, res.Preset = out.SVG, out.Engine, out.Version, r.Preset
+	res.Width, res.Height, res.Decode, res.Trace = out.Width, out.Height, res.Decode+out.Decode, out.TraceResult.Trace
+	if desc, ok := cat.Engine(r.Engine); ok {
+		p, _ := sdk.NewParams(desc, r.Params)
+		res.Params = p.Values()
+	}
+	return res, nil
+}

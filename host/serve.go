@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/tracecraft/tracecraft/host/internal/api"
+	"github.com/tracecraft/tracecraft/host/internal/auth"
+	"github.com/tracecraft/tracecraft/host/internal/engines"
+	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/host/internal/lanes"
+	"github.com/tracecraft/tracecraft/host/internal/selector"
+	"github.com/tracecraft/tracecraft/host/internal/store"
+	_ "github.com/tracecraft/tracecraft/host/internal/store/postgres" // store dialect
+	_ "github.com/tracecraft/tracecraft/host/internal/store/sqlite"   // store dialect
+	"github.com/tracecraft/tracecraft/host/internal/tracing"
+)
+
+// serveConfig holds the serve command's flags.
+type serveConfig struct {
+	common
+	addr         string
+	workers      int
+	queue        int
+	uploadMemory int64
+	idleTimeout  time.Duration
+}
+
+// serve runs the HTTP service until ctx ends (SIGINT or SIGTERM), then drains it.
+func serve(ctx context.Context, args []string, stderr io.Writer) error {
+	var cfg serveConfig
+	fs := newFlags("serve", stderr)
+	fs.StringVar(&cfg.addr, "addr", ":8080", "address to listen on")
+	fs.IntVar(&cfg.workers, "workers", defaultWorkers(), "workers per lane (public and keyed)")
+	fs.IntVar(&cfg.queue, "queue", 32, "jobs that may wait per lane beyond those running; more are answered 429")
+	fs.Int64Var(&cfg.uploadMemory, "upload-memory", 512<<20, "bytes of uploads held at once, all requests together; more are answered 429")
+	fs.DurationVar(&cfg.idleTimeout, "engine-idle-timeout", 5*time.Minute, "stop engine processes idle this long, keeping one per engine")
+	cfg.storeFlags(fs)
+	cfg.engineFlags(fs)
+	cfg.logFlags(fs)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		fmt.Fprintf(stderr, "tracecraft serve: unexpected argument %q\n", pos[0])
+		return errUsage
+	}
+	if cfg.workers < 1 || cfg.queue < 0 || cfg.maxUpload < 1 || cfg.maxPixels < 1 || cfg.jobTimeout <= 0 || cfg.uploadMemory < cfg.maxUpload {
+		fmt.Fprintln(stderr, "tracecraft serve: --workers must be at least 1, --queue at least 0, --max-upload, --max-pixels and --job-timeout positive, --upload-memory at least --max-upload")
+		return errUsage
+	}
+	logger := newLogger(cfg.common, stderr)
+
+	// Uploads held in memory are bounded by --upload-memory; a soft limit a little
+	// above it makes the collector work harder before the process grows past it.
+	debug.SetMemoryLimit(cfg.uploadMemory + 256<<20)
+
+	st, err := store.Open(ctx, cfg.databaseURL, cfg.dataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	runDir, err := prepareRunDir(cfg.dataDir, logger)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(runDir)
+
+	reg := engines.New(engines.Config{
+		Dir: cfg.pluginsDir, RunDir: runDir, Processes: 2 * cfg.workers,
+		IdleTimeout: cfg.idleTimeout, Logger: logger,
+	})
+	defer reg.Close()
+	n, err := reg.Reload(ctx, nil)
+	if err != nil {
+		logger.Error("cannot read the plugins folder; the service starts without engines", "dir", cfg.pluginsDir, "error", err)
+	} else if n == 0 {
+		logger.Warn("no engine plugins found; the service starts without engines", "dir", cfg.pluginsDir)
+	}
+
+	public := lanes.New(lanes.Config{Name: "public", Workers: cfg.workers, Capacity: cfg.queue})
+	keyed := lanes.New(lanes.Config{Name: "keyed", Workers: cfg.workers, Capacity: cfg.queue, PerKey: (cfg.queue + 1) / 2})
+	srv := &api.Server{
+		Tracing: &tracing.Service{Engines: reg, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout},
+		Public:  public, Keyed: keyed,
+		Keys:    &auth.Keys{Store: st},
+		Store:   st,
+		Limits:  imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
+		Uploads: api.NewBudget(cfg.uploadMemory),
+		Build:   buildVersion(),
+		Logger:  logger.Named("http"),
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return err
+	}
+	httpSrv := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// A 10 MB upload gets two minutes even on a slow link; the answer may wait
+		// in the queue, so there is no write timeout.
+		ReadTimeout:    2 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),
+	}
+
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	defer stopWatch()
+	rescan := make(chan struct{}, 1)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for range hup {
+			select {
+			case rescan <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	go reg.Watch(watchCtx, rescan)
+
+	served := make(chan error, 1)
+	go func() { served <- httpSrv.Serve(ln) }()
+	logger.Info("listening", "addr", ln.Addr().String(), "plugins", cfg.pluginsDir, "engines", n,
+		"workers", cfg.workers, "queue", cfg.queue, "version", buildVersion())
+
+	select {
+	case err = <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing the jobs in flight")
+	// Requests in flight get the job timeout plus a little to finish.
+	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.jobTimeout+5*time.Second)
+	defer cancel()
+	err = httpSrv.Shutdown(shutCtx)
+	stopWatch()
+	public.Close()
+	keyed.Close()
+	if errors.Is(err, context.DeadlineExceeded) {
+		logger.Warn("requests still running at the end of the grace period were cut off")
+		err = nil
+	}
+	logger.Info("stopped")
+	return err
+}
+
+// prepareRunDir creates <dataDir>/run/<pid> for the running copies of the plugin
+// binaries, removing the folders of earlier hosts that are no longer running.
+func prepareRunDir(dataDir string, logger hclog.Logger) (string, error) {
+	base := filepath.Join(dataDir, "run")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", base, err)
+	}
+	entries, _ := os.ReadDir(base)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(base, e.Name())); err != nil {
+			logger.Warn("cannot remove a stale run folder", "dir", e.Name(), "error", err)
+		}
+	}
+	dir := filepath.Join(base, strconv.Itoa(os.Getpid()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// processAlive reports whether a process with the pid exists.
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// newLogger returns the host's logger, writing to w.
+func newLogger(c common, w io.Writer) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{
+		Name:       "tracecraft",
+		Level:      hclog.LevelFromString(c.logLevel),
+		Output:     w,
+		JSONFormat: c.logJSON,
+		TimeFormat: time.RFC3339Nano,
+	})
+}

@@ -1,0 +1,160 @@
+// Package engine is the experimental potrace2 engine: colour Potrace. The image is cut
+// into flat palette regions by tracecraft's segmentation (package
+// plugins/tracecraft/segment), the regions of each palette colour form a layer, and each
+// layer is traced by Potrace (package plugins/potrace/trace) from a bitmap that also
+// holds every opaque layer drawn above it (package layers), so the layers stack bottom
+// to top with no background showing between them, each outlined by Potrace's smooth
+// curves. The bitmaps are upscaled from the anti-aliasing before tracing, so that edges
+// sit where the drawing had them, not on the pixel grid.
+//
+// The SVG holds one path element per layer, bottom to top; transparent areas are never
+// drawn.
+package engine
+
+import (
+	"bytes"
+	"context"
+	"image"
+
+	"github.com/tracecraft/tracecraft/plugins/potrace/trace"
+	"github.com/tracecraft/tracecraft/plugins/potrace2/layers"
+	tcengine "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
+	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/svg"
+)
+
+// Precision is the number of decimals of the SVG coordinates.
+const Precision = 1
+
+// Engine is the potrace2 tracer.
+type Engine struct{}
+
+var _ sdk.Engine = (*Engine)(nil)
+
+// New returns the engine.
+func New() *Engine { return &Engine{} }
+
+// Describe returns the engine's name and parameters.
+func (*Engine) Describe() sdk.Descriptor {
+	return sdk.Descriptor{
+		Name:        "potrace2",
+		Version:     "0.1.0",
+		Stability:   sdk.Experimental,
+		Description: "color potrace via tracecraft segmentation: each palette colour is a layer traced by Potrace with its smooth curves, layers stacked bottom to top so no background shows between them.",
+		Params: append(tcengine.SegmentParams(), []sdk.Param{
+			{Name: "turdSize", Type: sdk.Number, Min: 0, Max: 100, Default: 2.0, Integer: true,
+				Description: "suppress speckles up to this pixel size in each layer: shapes and holes enclosing at most this many image pixels are dropped (the layer below shows instead)"},
+			{Name: "alphaMax", Type: sdk.Number, Min: 0, Max: 1.334, Default: 1.0, Step: 0.01,
+				Description: "corner smoothness (0 sharp, 1.334 smooth): corners sharper than this stay corners"},
+			{Name: "optTolerance", Type: sdk.Number, Min: 0, Max: 1, Default: 0.2, Step: 0.01,
+				Description: "curve optimization tolerance in pixels: larger values join more Bézier segments, giving smaller files but less accuracy"},
+			{Name: "upscale", Type: sdk.Number, Min: 1, Max: 4, Default: 2.0, Integer: true,
+				Description: "sub-pixel factor: each layer's bitmap is upscaled this many times from the anti-aliasing before tracing, so edges follow the drawing between pixels (1 traces the pixel grid; more is slower)"},
+		}...),
+	}
+}
+
+// settings are the parameters as the pipeline takes them.
+type settings struct {
+	maxColors, minRegion, scale int
+	opts                        trace.Options
+}
+
+func options(p sdk.Params) (settings, error) {
+	if err := p.Check(new(Engine).Describe()); err != nil {
+		return settings{}, err
+	}
+	s := settings{
+		maxColors: p.Int("maxColors"),
+		minRegion: p.Int("minRegion"),
+		scale:     p.Int("upscale"),
+		opts: trace.Options{
+			TurdSize:     p.Int("turdSize"),
+			TurnPolicy:   trace.TurnMinority,
+			AlphaMax:     p.Number("alphaMax"),
+			OptCurve:     true,
+			OptTolerance: p.Number("optTolerance"),
+		},
+	}
+	// Potrace works on the upscaled bitmap: its sizes and distances scale with it.
+	s.opts.TurdSize *= s.scale * s.scale
+	s.opts.OptTolerance *= float64(s.scale)
+	return s, nil
+}
+
+// Trace converts img into an SVG document.
+func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s, err := options(p)
+	if err != nil {
+		return nil, err
+	}
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	if w <= 0 || h <= 0 {
+		return svg.Empty(max(w, 1), max(h, 1), false), nil
+	}
+	if img.Rect.Min != (image.Point{}) {
+		img = &image.NRGBA{Pix: img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):], Stride: img.Stride,
+			Rect: image.Rect(0, 0, w, h)}
+	}
+	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion})
+	if err != nil {
+		return nil, err
+	}
+	st, err := layers.Build(ctx, img, seg.Regions)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	svg.Header(&b, w, h, false, "")
+	d := svg.NewPath(Precision)
+	inv := 1 / float64(s.scale)
+	for k, l := range st.Layers {
+		bm, err := st.Bitmap(ctx, k, s.scale)
+		if err != nil {
+			return nil, err
+		}
+		roots, err := trace.Trace(ctx, bm, s.opts)
+		if err != nil {
+			return nil, err
+		}
+		if len(roots) == 0 {
+			continue
+		}
+		d.Reset()
+		trace.EachShape(roots, func(p *trace.Path) {
+			scalePath(p, inv)
+			for _, c := range p.Children {
+				scalePath(c, inv)
+			}
+			trace.AppendShape(d, p)
+		})
+		b.WriteString(`<path fill="` + svg.Hex(l.Color) + `"`)
+		if !l.Opaque() {
+			b.WriteString(` fill-opacity="` + svg.Opacity(l.Color.A) + `"`)
+		}
+		b.WriteString(` d="`)
+		b.Write(d.Bytes())
+		b.WriteString(`"/>`)
+	}
+	svg.Footer(&b)
+	return b.Bytes(), nil
+}
+
+// scalePath multiplies the coordinates of p's curve by k.
+func scalePath(p *trace.Path, k float64) {
+	if k == 1 {
+		return
+	}
+	sc := func(q *trace.Point) { q.X, q.Y = q.X*k, q.Y*k }
+	for i := range p.Curve {
+		s := &p.Curve[i]
+		sc(&s.Ctrl1)
+		sc(&s.Ctrl2)
+		sc(&s.Vertex)
+		sc(&s.End)
+	}
+}

@@ -1,0 +1,551 @@
+// Package quantize reduces an image to a small palette: median cut in the Oklab
+// perceptual space, weighted by pixel count, with anti-aliased edge pixels kept out of the
+// palette and assigned to one of the flat colours they blend. Pixels with alpha below one
+// half are transparent and take no palette entry.
+package quantize
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"math"
+	"sort"
+)
+
+// Transparent is the palette index of a pixel whose alpha is below one half.
+const Transparent = -1
+
+// Result is a quantised image: the palette and every pixel's index into it.
+type Result struct {
+	// Width and Height are the image size in pixels.
+	Width, Height int
+	// Palette holds the colours, each the mean of the pixels assigned to it.
+	Palette []color.NRGBA
+	// Lab holds the palette in Oklab, index for index.
+	Lab []Lab
+	// Index holds each pixel's palette index in row-major order, or Transparent.
+	Index []int16
+	// Flat marks pixels whose four neighbours have about the same colour (1) as
+	// opposed to edge, anti-aliasing and texture pixels (0).
+	Flat []uint8
+	// FlatFraction is the share of opaque pixels that are flat: near 1 for logos
+	// and posters, low for photographs.
+	FlatFraction float64
+}
+
+// Options control Quantize.
+type Options struct {
+	// MaxColors bounds the palette size (2..256).
+	MaxColors int
+}
+
+// minFlatFraction is the share of flat pixels below which an image is treated as texture
+// (a photograph) and the blend analysis of edge pixels is skipped.
+const minFlatFraction = 0.3
+
+// maxUnexplained is the share of opaque pixels that may be edge pixels but no blend of
+// flat colours (thin lines, small text) before the palette is rebuilt to include them.
+const maxUnexplained = 0.002
+
+// flatTolerance is the largest channel difference (premultiplied, 0..255) between
+// neighbours that still counts as one flat colour; it absorbs JPEG noise.
+const flatTolerance = 12
+
+// Quantize builds the palette of img and assigns every pixel to it.
+func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	res := &Result{Width: w, Height: h, Index: make([]int16, w*h), Flat: make([]uint8, w*h)}
+	maxColors := max(2, min(256, opt.MaxColors))
+	pm, err := premultiply(ctx, img)
+	if err != nil {
+		return nil, err
+	}
+	opaque, flat, err := markFlat(ctx, pm, w, h, res.Flat)
+	if err != nil {
+		return nil, err
+	}
+	if opaque == 0 {
+		for i := range res.Index {
+			res.Index[i] = Transparent
+		}
+		return res, nil
+	}
+	res.FlatFraction = float64(flat) / float64(opaque)
+	if res.FlatFraction < minFlatFraction {
+		// Texture everywhere (a photograph): every pixel counts alike.
+		if err := buildPalette(ctx, img, res, nil, 1, maxColors); err != nil {
+			return nil, err
+		}
+		if err := reassignEdges(ctx, img, res, nil); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	// Flat colours first: the palette of the flat pixels alone, then every edge pixel
+	// that is a blend of nearby flat colours is settled. Edge pixels that are no
+	// blend (thin lines, small text) join the histogram for the final palette.
+	if err := buildPalette(ctx, img, res, nil, 0, maxColors); err != nil {
+		return nil, err
+	}
+	blended, err := assignBlends(ctx, pm, res)
+	if err != nil {
+		return nil, err
+	}
+	unexplainedPixels := 0
+	for _, k := range blended {
+		if k == unexplained {
+			unexplainedPixels++
+		}
+	}
+	// When nearly every edge pixel is a blend, the flat palette is the palette.
+	if float64(unexplainedPixels) > maxUnexplained*float64(opaque) {
+		if err := buildPalette(ctx, img, res, blended, 0, maxColors); err != nil {
+			return nil, err
+		}
+		if blended, err = assignBlends(ctx, pm, res); err != nil {
+			return nil, err
+		}
+	}
+	for i, k := range blended {
+		if k >= 0 {
+			res.Index[i] = k
+		}
+	}
+	res.Palette = paletteMeans(img, res)
+	if err := reassignEdges(ctx, img, res, blended); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// buildPalette sets res's palette to at most maxColors colours of the pixels histogram
+// counts (with blended and edgeWeight) and assigns every pixel to it.
+func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, edgeWeight float64, maxColors int) error {
+	bins, err := histogram(ctx, img, res.Flat, blended, edgeWeight)
+	if err != nil {
+		return err
+	}
+	res.Lab = lloyd(bins, medianCut(bins, maxColors), 2)
+	if err := assign(ctx, img, res); err != nil {
+		return err
+	}
+	res.Palette = paletteMeans(img, res)
+	return nil
+}
+
+// reassignEdges gives the edge pixels that are no blend of flat colours (all edge pixels
+// when blended is nil) the nearest colour of the final palette. paletteMeans moves an
+// entry to the mean of its flat pixels, and an edge pixel that joined a cluster before
+// may no longer be near it: a light fringe along a boundary that joined a cluster of
+// brown and fringe colours would be painted brown.
+func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) error {
+	w, h := res.Width, res.Height
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			if res.Flat[i] == 1 || res.Index[i] == Transparent || blended != nil && blended[i] >= 0 {
+				continue
+			}
+			res.Index[i] = int16(Nearest(res.Lab, ToLab(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])))
+		}
+	}
+	return nil
+}
+
+// premultiply returns img's pixels premultiplied by alpha, 4 bytes a pixel, rows packed.
+func premultiply(ctx context.Context, img *image.NRGBA) ([]uint8, error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	out := make([]uint8, 4*w*h)
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		src := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		dst := out[4*w*y : 4*w*(y+1)]
+		for i := 0; i < len(src); i += 4 {
+			a := uint32(src[i+3])
+			if a == 255 {
+				dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i], src[i+1], src[i+2], 255
+				continue
+			}
+			dst[i] = uint8((uint32(src[i])*a + 127) / 255)
+			dst[i+1] = uint8((uint32(src[i+1])*a + 127) / 255)
+			dst[i+2] = uint8((uint32(src[i+2])*a + 127) / 255)
+			dst[i+3] = uint8(a)
+		}
+	}
+	return out, nil
+}
+
+// differ reports whether two premultiplied pixels differ by more than flatTolerance in
+// some channel.
+func differ(a, b []uint8) bool {
+	for c := 0; c < 4; c++ {
+		d := int(a[c]) - int(b[c])
+		if d > flatTolerance || d < -flatTolerance {
+			return true
+		}
+	}
+	return false
+}
+
+// markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
+// and returns the counts of opaque and flat pixels. pm is the premultiplied image.
+func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, nflat int, err error) {
+	for i := range flat {
+		if pm[4*i+3] >= 128 {
+			flat[i] = 1
+		}
+	}
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, err
+			}
+		}
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			p := pm[4*i : 4*i+4]
+			if x+1 < w && differ(p, pm[4*i+4:4*i+8]) {
+				flat[i], flat[i+1] = 0, 0
+			}
+			if y+1 < h && differ(p, pm[4*(i+w):4*(i+w)+4]) {
+				flat[i], flat[i+w] = 0, 0
+			}
+		}
+	}
+	for i := range flat {
+		if pm[4*i+3] >= 128 {
+			opaque++
+			nflat += int(flat[i])
+		}
+	}
+	return opaque, nflat, nil
+}
+
+// bin is a cell of the colour histogram: 5 bits per colour channel and 2 for alpha.
+type bin struct {
+	weight float64
+	lab    Lab
+	sum    [4]float64 // weighted channel sums, for the mean colour
+}
+
+// histogram counts the opaque pixels of img into bins. Flat pixels weigh 1, edge pixels
+// edgeWeight, except that edge pixels whose blended entry is a palette index (they are
+// blends of flat colours) are left out and those marked unexplained weigh 1.
+func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, edgeWeight float64) ([]bin, error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	slot := make([]int32, 1<<17)
+	for i := range slot {
+		slot[i] = -1
+	}
+	var bins []bin
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < w; x++ {
+			r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
+			if a < 128 {
+				continue
+			}
+			wt := edgeWeight
+			if flat[y*w+x] == 1 || blended != nil && blended[y*w+x] == unexplained {
+				wt = 1
+			}
+			if wt == 0 {
+				continue
+			}
+			key := int(r>>3)<<12 | int(g>>3)<<7 | int(b>>3)<<2 | int(a-128)>>5
+			s := slot[key]
+			if s < 0 {
+				s = int32(len(bins))
+				slot[key] = s
+				bins = append(bins, bin{})
+			}
+			bn := &bins[s]
+			bn.weight += wt
+			bn.sum[0] += wt * float64(r)
+			bn.sum[1] += wt * float64(g)
+			bn.sum[2] += wt * float64(b)
+			bn.sum[3] += wt * float64(a)
+		}
+	}
+	for i := range bins {
+		bn := &bins[i]
+		bn.lab = ToLabF(bn.sum[0]/bn.weight, bn.sum[1]/bn.weight, bn.sum[2]/bn.weight, bn.sum[3]/bn.weight/255)
+	}
+	return bins, nil
+}
+
+func coord(l Lab, axis int) float64 {
+	switch axis {
+	case 0:
+		return float64(l.L)
+	case 1:
+		return float64(l.A)
+	case 2:
+		return float64(l.B)
+	}
+	return float64(l.Alpha) * alphaWeight
+}
+
+// box is a range of the bin order handled by median cut.
+type box struct {
+	lo, hi int // bins order[lo:hi]
+	weight float64
+	sse    float64 // weighted sum of squared distances to the mean
+	gain   float64 // how much the best split would lower sse
+	axis   int
+	cut    int // split position in order for the best split
+}
+
+// medianCut splits the colour space into at most n boxes, each time cutting the box
+// whose best cut lowers the total squared error most, along its widest axis, at the
+// point that minimises the two halves' squared error. It stops early when no cut is
+// worth a visible colour: a gain below minGain per unit of total weight.
+func medianCut(bins []bin, n int) []Lab {
+	order := make([]int, len(bins))
+	total := 0.0
+	for i := range order {
+		order[i] = i
+		total += bins[i].weight
+	}
+	// A split must gain at least this share of the total weight in squared Oklab
+	// distance; finer differences are noise for a small palette. A larger palette asked
+	// for resolves finer differences: the bar falls with the square of the palette size
+	// beyond 16, so that maxColors 64 gives up to 64 colours on a photograph.
+	minGain := 2e-5 * min(1, float64(16*16)/float64(n*n))
+	boxes := []box{planBox(bins, order, 0, len(order))}
+	for len(boxes) < n {
+		best := -1
+		for i, b := range boxes {
+			if b.cut > b.lo && (best < 0 || b.gain > boxes[best].gain) {
+				best = i
+			}
+		}
+		if best < 0 || boxes[best].gain < minGain*total {
+			break
+		}
+		b := boxes[best]
+		sortAxis(bins, order[b.lo:b.hi], b.axis)
+		boxes[best] = planBox(bins, order, b.lo, b.cut)
+		boxes = append(boxes, planBox(bins, order, b.cut, b.hi))
+	}
+	pal := make([]Lab, len(boxes))
+	for i, b := range boxes {
+		var s [4]float64
+		for _, k := range order[b.lo:b.hi] {
+			for a := 0; a < 4; a++ {
+				s[a] += bins[k].weight * coord(bins[k].lab, a)
+			}
+		}
+		pal[i] = Lab{float32(s[0] / b.weight), float32(s[1] / b.weight), float32(s[2] / b.weight), float32(s[3] / b.weight / alphaWeight)}
+	}
+	return pal
+}
+
+func sortAxis(bins []bin, idx []int, axis int) {
+	sort.Slice(idx, func(i, j int) bool {
+		ci, cj := coord(bins[idx[i]].lab, axis), coord(bins[idx[j]].lab, axis)
+		if ci != cj {
+			return ci < cj
+		}
+		return idx[i] < idx[j]
+	})
+}
+
+// planBox measures order[lo:hi] and finds its best cut.
+func planBox(bins []bin, order []int, lo, hi int) box {
+	b := box{lo: lo, hi: hi, cut: lo}
+	var s, s2 [4]float64
+	for _, k := range order[lo:hi] {
+		wt := bins[k].weight
+		b.weight += wt
+		for a := 0; a < 4; a++ {
+			c := coord(bins[k].lab, a)
+			s[a] += wt * c
+			s2[a] += wt * c * c
+		}
+	}
+	varAxis := -1.0
+	for a := 0; a < 4; a++ {
+		v := s2[a] - s[a]*s[a]/b.weight
+		b.sse += v
+		if v > varAxis {
+			varAxis, b.axis = v, a
+		}
+	}
+	if hi-lo < 2 || b.sse <= 0 {
+		return b
+	}
+	idx := append([]int(nil), order[lo:hi]...)
+	sortAxis(bins, idx, b.axis)
+	// Prefix sums over the sorted bins give each cut's squared error in O(1).
+	var ls, ls2 [4]float64
+	lw := 0.0
+	bestSSE := b.sse
+	for i := 0; i < len(idx)-1; i++ {
+		k := idx[i]
+		wt := bins[k].weight
+		lw += wt
+		for a := 0; a < 4; a++ {
+			c := coord(bins[k].lab, a)
+			ls[a] += wt * c
+			ls2[a] += wt * c * c
+		}
+		if coord(bins[idx[i+1]].lab, b.axis) == coord(bins[k].lab, b.axis) {
+			continue
+		}
+		rw := b.weight - lw
+		sse := 0.0
+		for a := 0; a < 4; a++ {
+			sse += ls2[a] - ls[a]*ls[a]/lw + (s2[a] - ls2[a]) - (s[a]-ls[a])*(s[a]-ls[a])/rw
+		}
+		if sse < bestSSE {
+			bestSSE, b.cut = sse, lo+i+1
+		}
+	}
+	b.gain = b.sse - bestSSE
+	return b
+}
+
+// lloyd moves each palette colour to the weighted mean of the bins nearest to it.
+func lloyd(bins []bin, pal []Lab, rounds int) []Lab {
+	for r := 0; r < rounds; r++ {
+		sums := make([][5]float64, len(pal))
+		for _, bn := range bins {
+			k := Nearest(pal, bn.lab)
+			for a := 0; a < 4; a++ {
+				sums[k][a] += bn.weight * coord(bn.lab, a)
+			}
+			sums[k][4] += bn.weight
+		}
+		next := make([]Lab, 0, len(pal))
+		for _, s := range sums {
+			if s[4] == 0 {
+				continue // an emptied entry is dropped
+			}
+			next = append(next, Lab{float32(s[0] / s[4]), float32(s[1] / s[4]), float32(s[2] / s[4]), float32(s[3] / s[4] / alphaWeight)})
+		}
+		pal = next
+	}
+	return pal
+}
+
+// Nearest returns the index of the palette colour closest to c.
+func Nearest(pal []Lab, c Lab) int {
+	best, bd := 0, float32(math.MaxFloat32)
+	for i, p := range pal {
+		if d := Dist2(p, c); d < bd {
+			best, bd = i, d
+		}
+	}
+	return best
+}
+
+// assign gives every pixel its nearest palette index, caching by exact colour.
+func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
+	const cacheBits = 16
+	type entry struct {
+		key uint32
+		idx int16
+		ok  bool
+	}
+	cache := make([]entry, 1<<cacheBits)
+	w, h := res.Width, res.Height
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < w; x++ {
+			r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
+			if a < 128 {
+				res.Index[y*w+x] = Transparent
+				continue
+			}
+			key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
+			e := &cache[(key*2654435761)>>(32-cacheBits)]
+			if !e.ok || e.key != key {
+				*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+			}
+			res.Index[y*w+x] = e.idx
+		}
+	}
+	return nil
+}
+
+// paletteMeans returns each entry's mean colour over its flat pixels, or over all its
+// pixels when it has no flat ones, and updates res.Lab to match.
+func paletteMeans(img *image.NRGBA, res *Result) []color.NRGBA {
+	n := len(res.Lab)
+	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
+	w := res.Width
+	for y := 0; y < res.Height; y++ {
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < w; x++ {
+			k := res.Index[y*w+x]
+			if k < 0 {
+				continue
+			}
+			s := &allSum[k]
+			if res.Flat[y*w+x] == 1 {
+				s = &flatSum[k]
+			}
+			for c := 0; c < 4; c++ {
+				s[c] += float64(row[4*x+c])
+			}
+			s[4]++
+		}
+	}
+	pal := make([]color.NRGBA, n)
+	for k := range pal {
+		s := flatSum[k]
+		if s[4] == 0 {
+			s = allSum[k]
+		}
+		if s[4] == 0 {
+			pal[k] = labToNRGBA(res.Lab[k])
+			continue
+		}
+		u := func(v float64) uint8 { return uint8(math.Round(v / s[4])) }
+		pal[k] = color.NRGBA{u(s[0]), u(s[1]), u(s[2]), u(s[3])}
+		res.Lab[k] = ToLab(pal[k].R, pal[k].G, pal[k].B, pal[k].A)
+	}
+	return pal
+}
+
+// labToNRGBA converts back from Oklab, for palette entries no pixel uses.
+func labToNRGBA(c Lab) color.NRGBA {
+	l := float64(c.L) + 0.3963377774*float64(c.A) + 0.2158037573*float64(c.B)
+	m := float64(c.L) - 0.1055613458*float64(c.A) - 0.0638541728*float64(c.B)
+	s := float64(c.L) - 0.0894841775*float64(c.A) - 1.2914855480*float64(c.B)
+	l, m, s = l*l*l, m*m*m, s*s*s
+	r := 4.0767416621*l - 3.3077115913*m + 0.2309699292*s
+	g := -1.2684380046*l + 2.6097574011*m - 0.3413193965*s
+	b := -0.0041960863*l - 0.7034186147*m + 1.7076147010*s
+	enc := func(v float64) uint8 {
+		v = math.Max(0, math.Min(1, v))
+		if v <= 0.0031308 {
+			v *= 12.92
+		} else {
+			v = 1.055*math.Pow(v, 1/2.4) - 0.055
+		}
+		return uint8(math.Round(v * 255))
+	}
+	return color.NRGBA{enc(r), enc(g), enc(b), uint8(math.Round(math.Max(0, math.Min(1, float64(c.Alpha))) * 255))}
+}

@@ -1,0 +1,611 @@
+// Package refine places the shared edges of a segmentation with sub-pixel accuracy and
+// fits them with curves, then renders the result and corrects it where it differs from
+// the input (render and refine).
+//
+// Every crack of an edge (the unit step between two pixels of different regions) gives a
+// sample point. Its position across the crack comes from anti-aliasing: along a line
+// across the edge, the sum of each pixel's coverage by the left region (its colour
+// projected onto the line between the two regions' colours) says how far the left region
+// reaches. Fitting curves through those samples puts edges where the original drawing
+// had them, not on the pixel staircase. Refinement then renders the fitted shapes (see
+// package render), measures the same sums on the render and moves each sample by the
+// difference, which corrects what the first estimate cannot know: thin features whose
+// pixels are covered by two edges at once, and the fit's own deviations.
+package refine
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"math"
+
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/fit"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/planar"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/render"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
+)
+
+// Options control Run.
+type Options struct {
+	// Tolerance is the curve fit tolerance in pixels.
+	Tolerance float64
+	// Passes is the number of render-and-refine passes (0: fit once).
+	Passes int
+	// EdgeShift, when not nil, moves each edge's final fit by that many pixels
+	// along the normal from its left region to its right one (see
+	// svgout.Plan.EdgeShifts). Refinement measures the unshifted edges.
+	EdgeShift []float64
+}
+
+// Result is a traced segmentation: a fitted path for every edge of the planar map.
+type Result struct {
+	// Seg is the segmentation traced.
+	Seg *segment.Segmentation
+	// Edges holds each planar edge's path, walked forward.
+	Edges []fit.Path
+	// Colors holds each region's paint (alpha 0 for transparent regions).
+	Colors []color.NRGBA
+
+	states []edgeState
+}
+
+// Half returns the path of half-edge h.
+func (r *Result) Half(h planar.HalfEdge) fit.Path {
+	p := r.Edges[h.Edge()]
+	if h.Reversed() {
+		return p.Reverse()
+	}
+	return p
+}
+
+// Ring returns ring i of the planar map as one closed path.
+func (r *Result) Ring(i int) fit.Path {
+	ring := &r.Seg.Planar.Rings[i]
+	var out fit.Path
+	for k, h := range ring.Half {
+		p := r.Half(h)
+		if k == 0 {
+			out.From = p.From
+		}
+		out.Segs = append(out.Segs, p.Segs...)
+	}
+	return out
+}
+
+// RegionPaths appends the closed paths of region reg (outer ring, then holes) to dst.
+func (r *Result) RegionPaths(reg int, dst []fit.Path) []fit.Path {
+	for _, ri := range r.Seg.Planar.RegionRings[reg] {
+		dst = append(dst, r.Ring(int(ri)))
+	}
+	return dst
+}
+
+// crack is one unit step of an edge and the pixels across it that measure it.
+type crack struct {
+	mid    fit.Point
+	normal fit.Point // unit, from the left region to the right one
+	win    [4]int32  // pixel indices: two left (nearest first), two right; -1 unused
+	nLeft  int8      // left pixels in win
+	target float32   // left coverage summed over win in the input
+	offset float32   // current displacement along normal
+	// oblique marks a crack across which the boundary runs nearly parallel to the
+	// normal (a single step of a steep staircase): its window cuts the boundary at a
+	// grazing angle and the coverage does not say where the boundary is.
+	oblique bool
+}
+
+// edgeState is what refine keeps per edge.
+type edgeState struct {
+	cracks []crack
+	// pm holds the premultiplied left and right colours; measurable is false when
+	// they are too alike for coverage to mean anything, or one side is outside.
+	left, right [4]float32
+	measurable  bool
+	// tolScale multiplies the fit tolerance: a boundary between similar colours
+	// may stray further for the same visible error.
+	tolScale float64
+}
+
+// Contrast-scaled tolerance: an edge displaced by d pixels costs about d times the
+// colour difference across it in every pixel along it, so boundaries of low contrast
+// (the bands of a quantised gradient) are fitted more loosely, up to maxTolScale times
+// the tolerance, from refContrast (0..255 premultiplied RGBA units) down.
+const (
+	refContrast = 100
+	maxTolScale = 4
+)
+
+func tolScale(contrast float64) float64 {
+	if contrast <= 0 {
+		return maxTolScale
+	}
+	return math.Max(1, math.Min(maxTolScale, refContrast/contrast))
+}
+
+// minContrast is the smallest distance (0..255 premultiplied RGBA units) between two
+// regions' colours for which anti-aliasing is measured.
+const minContrast = 24
+
+// Run fits every edge of seg, placing it by the anti-aliasing of img, then refines.
+func Run(ctx context.Context, img *image.NRGBA, seg *segment.Segmentation, opt Options) (*Result, error) {
+	pm := seg.Planar
+	rm := seg.Regions
+	res := &Result{Seg: seg, Edges: make([]fit.Path, len(pm.Edges)), Colors: make([]color.NRGBA, len(rm.Regions))}
+	for i, r := range rm.Regions {
+		if !r.Transparent() {
+			res.Colors[i] = r.Color
+		}
+	}
+	premul := func(reg int32) [4]float32 {
+		if reg < 0 {
+			return [4]float32{}
+		}
+		c := res.Colors[reg]
+		a := float32(c.A)
+		return [4]float32{float32(c.R) * a / 255, float32(c.G) * a / 255, float32(c.B) * a / 255, a}
+	}
+	w, h := rm.Width, rm.Height
+	states := make([]edgeState, len(pm.Edges))
+	res.states = states
+	var pts []planar.Point
+	for ei := range pm.Edges {
+		if ei%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		e := &pm.Edges[ei]
+		st := &states[ei]
+		st.left, st.right = premul(e.Left), premul(e.Right)
+		contrast := dist(st.left, st.right)
+		st.measurable = e.Left >= 0 && e.Right >= 0 && contrast >= minContrast
+		st.tolScale = 1
+		if e.Left >= 0 && e.Right >= 0 {
+			st.tolScale = tolScale(contrast)
+		}
+		pts = e.Points(pts[:0])
+		st.cracks = make([]crack, len(e.Steps))
+		for i, d := range e.Steps {
+			p := pts[i]
+			c := &st.cracks[i]
+			dx, dy := d.Delta()
+			c.mid = fit.Point{X: float64(p.X) + float64(dx)/2, Y: float64(p.Y) + float64(dy)/2}
+			c.normal = fit.Point{X: float64(-dy), Y: float64(dx)}
+			lx, ly, rx, ry := crackPixels(p, d)
+			c.win = [4]int32{-1, -1, -1, -1}
+			if !st.measurable {
+				continue
+			}
+			nx, ny := int(-dy), int(dx)
+			c.win[0] = int32(ly*w + lx)
+			c.nLeft = 1
+			if x2, y2 := lx-nx, ly-ny; rm.At(x2, y2) == e.Left {
+				c.win[1] = int32(y2*w + x2)
+				c.nLeft = 2
+			}
+			c.win[2] = int32(ry*w + rx)
+			if x2, y2 := rx+nx, ry+ny; rm.At(x2, y2) == e.Right {
+				c.win[3] = int32(y2*w + x2)
+			}
+			c.target = st.mass(c, func(i int32) [4]float32 {
+				o := int(i%int32(w))*4 + int(i/int32(w))*img.Stride
+				a := float32(img.Pix[o+3])
+				return [4]float32{float32(img.Pix[o]) * a / 255, float32(img.Pix[o+1]) * a / 255, float32(img.Pix[o+2]) * a / 255, a}
+			})
+			c.offset = c.target - float32(c.nLeft)
+		}
+		if st.measurable {
+			markOblique(st.cracks, e.Steps, e.Closed)
+		}
+	}
+	fitOpt := fit.Options{Tolerance: opt.Tolerance}
+	f := &fitter{pm: pm, states: states, res: res, opt: fitOpt}
+	if err := f.fitAll(ctx); err != nil {
+		return nil, err
+	}
+	var canvas *render.Canvas
+	var paths []fit.Path
+	var diff []float32
+	for pass := 0; pass < opt.Passes; pass++ {
+		if canvas == nil {
+			canvas = render.NewCanvas(w, h)
+		} else {
+			canvas.Clear()
+		}
+		for reg := range rm.Regions {
+			if reg%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
+			if rm.Regions[reg].Transparent() {
+				continue
+			}
+			paths = res.RegionPaths(reg, paths[:0])
+			canvas.Add(paths, rm.Regions[reg].Bounds.Inset(-2), premul(int32(reg)))
+		}
+		rendered := func(i int32) [4]float32 {
+			p := canvas.Pix[4*i : 4*i+4]
+			return [4]float32{p[0], p[1], p[2], p[3]}
+		}
+		changed := 0
+		for ei := range states {
+			if states[ei].measurable && states[ei].correct(rendered, &diff) {
+				f.dirty[ei] = true
+				changed++
+			}
+		}
+		if changed == 0 {
+			break
+		}
+		if err := f.fitAll(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if canvas != nil {
+		canvas.Release()
+	}
+	if opt.EdgeShift != nil {
+		shiftEdges(pm, res, opt.EdgeShift)
+	}
+	return res, nil
+}
+
+// normalSums is the least-squares system for moving a junction so that every edge
+// meeting there moves by its own distance along its unit normal.
+type normalSums struct{ xx, xy, yy, bx, by float64 }
+
+// add asks for a move by d along the unit normal n.
+func (a *normalSums) add(n fit.Point, d float64) {
+	a.xx += n.X * n.X
+	a.xy += n.X * n.Y
+	a.yy += n.Y * n.Y
+	a.bx += n.X * d
+	a.by += n.Y * d
+}
+
+// solve returns the move of junction j that best meets the requests, damped by lambda
+// toward no move where they do not fix it; a junction on the image border of pm stays
+// on it.
+func (a *normalSums) solve(lambda float64, j planar.Point, pm *planar.Map) fit.Point {
+	xx, yy := a.xx+lambda, a.yy+lambda
+	det := xx*yy - a.xy*a.xy
+	m := fit.Point{X: (a.bx*yy - a.by*a.xy) / det, Y: (xx*a.by - a.xy*a.bx) / det}
+	if j.X == 0 || int(j.X) == pm.Width {
+		m.X = 0
+	}
+	if j.Y == 0 || int(j.Y) == pm.Height {
+		m.Y = 0
+	}
+	return m
+}
+
+// shiftEdges moves every fitted edge by its shift along its right-hand normal. The ends of
+// open edges go to their junction moved so that every edge meeting there keeps its own
+// shift, in the least-squares sense, so the edges still meet.
+func shiftEdges(pm *planar.Map, res *Result, shift []float64) {
+	sums := make(map[planar.Point]*normalSums, len(pm.Junctions))
+	add := func(j planar.Point, n fit.Point, d float64) {
+		a := sums[j]
+		if a == nil {
+			a = &normalSums{}
+			sums[j] = a
+		}
+		a.add(n, d)
+	}
+	for ei := range pm.Edges {
+		e := &pm.Edges[ei]
+		if e.Closed {
+			continue
+		}
+		p := res.Edges[ei]
+		add(e.Start, p.StartNormal(), shift[ei])
+		add(e.End(), p.EndNormal(), shift[ei])
+	}
+	moved := make(map[planar.Point]fit.Point, len(sums))
+	for j, a := range sums {
+		moved[j] = a.solve(0.05, j, pm)
+	}
+	for ei := range pm.Edges {
+		d := shift[ei]
+		e := &pm.Edges[ei]
+		p := res.Edges[ei]
+		if e.Closed {
+			if d != 0 {
+				res.Edges[ei] = p.Offset(d)
+			}
+			continue
+		}
+		ms, me := moved[e.Start], moved[e.End()]
+		if d == 0 && ms == (fit.Point{}) && me == (fit.Point{}) {
+			continue
+		}
+		res.Edges[ei] = p.Offset(d).WithEnds(p.From.Add(ms), p.End().Add(me))
+	}
+}
+
+// Refinement: an edge whose render differs from the input by more than badMismatch pixels
+// on average (the left region's coverage summed across the edge, smoothed along it over
+// 2·smoothReach+1 cracks to average out the input renderer's coarse anti-aliasing) has its
+// samples moved by damping times the smoothed difference and is refitted with half its
+// tolerance, down to minTolScale of the tolerance.
+const (
+	smoothReach = 2
+	damping     = 0.7
+	minTolScale = 0.25
+)
+
+// badMismatch is the mean smoothed mismatch (in pixels of coverage) that marks an edge
+// for correction; a corrected edge's tolerance is multiplied by tightening.
+const (
+	badMismatch = 0.3
+	tightening  = 0.5
+)
+
+// correct compares the edge's cracks in the render (read with px) with the input and,
+// when the edge is off, moves its samples and tightens its fit. It reports whether it
+// changed anything.
+func (st *edgeState) correct(px func(int32) [4]float32, diff *[]float32) bool {
+	n := len(st.cracks)
+	d := (*diff)[:0]
+	for i := range st.cracks {
+		c := &st.cracks[i]
+		d = append(d, c.target-st.mass(c, px))
+	}
+	*diff = d
+	var total float32
+	smooth := make([]float32, n)
+	for i := range d {
+		lo, hi := max(0, i-smoothReach), min(n-1, i+smoothReach)
+		var s float32
+		m := 0
+		for k := lo; k <= hi; k++ {
+			if !st.cracks[k].oblique {
+				s += d[k]
+				m++
+			}
+		}
+		if m > 0 {
+			smooth[i] = s / float32(m)
+		}
+		total += abs32(smooth[i])
+	}
+	if total/float32(n) < badMismatch {
+		return false
+	}
+	for i := range st.cracks {
+		c := &st.cracks[i]
+		c.offset += damping * smooth[i]
+		lim := float32(c.nLeft)
+		c.offset = max(-lim, min(lim, c.offset))
+	}
+	st.tolScale = math.Max(minTolScale, st.tolScale*tightening)
+	return true
+}
+
+func abs32(v float32) float32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// mass sums the left region's coverage over the crack's window, reading pixel colours
+// (premultiplied) with px.
+func (st *edgeState) mass(c *crack, px func(int32) [4]float32) float32 {
+	var d [4]float32
+	var dd float32
+	for k := range d {
+		d[k] = st.left[k] - st.right[k]
+		dd += d[k] * d[k]
+	}
+	minAlpha := min(st.left[3], st.right[3]) - seamAlpha
+	var sum float32
+	for _, i := range c.win {
+		if i < 0 {
+			continue
+		}
+		p := px(i)
+		if p[3] < minAlpha {
+			if t, ok := seamCoverage(p, st.left, st.right); ok {
+				sum += t
+				continue
+			}
+		}
+		var t float32
+		for k := range p {
+			t += (p[k] - st.right[k]) * d[k]
+		}
+		sum += max(0, min(1, t/dd))
+	}
+	return sum
+}
+
+// seamAlpha is how much more transparent than both regions a pixel must be to count as
+// a conflation seam: the input was itself drawn by painting abutting anti-aliased shapes,
+// and the background shows through along their shared edge.
+const seamAlpha = 8
+
+// seamCoverage reads a seam pixel p as t·left + u·right over transparency (all
+// premultiplied) and returns the left region's share t/(t+u) of what covers it: where
+// the boundary lies, whatever shows through. ok is false when the two colours cannot be
+// told apart that way.
+func seamCoverage(p, left, right [4]float32) (float32, bool) {
+	var aa, ab, bb, pa, pb float32
+	for k := range p {
+		aa += left[k] * left[k]
+		ab += left[k] * right[k]
+		bb += right[k] * right[k]
+		pa += p[k] * left[k]
+		pb += p[k] * right[k]
+	}
+	det := aa*bb - ab*ab
+	if det <= 1e-3*aa*bb {
+		return 0, false
+	}
+	t := max(0, (pa*bb-pb*ab)/det)
+	u := max(0, (pb*aa-pa*ab)/det)
+	if t+u < 0.1 {
+		return 0, false
+	}
+	return t / (t + u), true
+}
+
+func dist(a, b [4]float32) float64 {
+	var s float64
+	for k := range a {
+		d := float64(a[k] - b[k])
+		s += d * d
+	}
+	return math.Sqrt(s)
+}
+
+// obliqueReach is how many cracks on either side give the local direction of the
+// boundary, and obliqueCos the cosine of the angle between a crack and that direction
+// above which the crack's measurement is used; minSamples is the number of cracks an
+// edge keeps at least (no crack is dropped from shorter edges).
+const (
+	obliqueReach = 3
+	obliqueCos   = 0.5
+	minSamples   = 8
+)
+
+// markOblique marks the cracks that run across the boundary's local direction (see
+// crack.oblique). The first and last crack of an open edge are kept: they place its
+// junctions.
+func markOblique(cracks []crack, steps []planar.Dir, closed bool) {
+	n := len(steps)
+	if n < minSamples {
+		return
+	}
+	for i := range cracks {
+		if !closed && (i == 0 || i == n-1) {
+			continue
+		}
+		var tx, ty int32
+		for k := i - obliqueReach; k <= i+obliqueReach; k++ {
+			j := k
+			if closed {
+				j = ((k % n) + n) % n
+			} else if j < 0 || j >= n {
+				continue
+			}
+			dx, dy := steps[j].Delta()
+			tx += dx
+			ty += dy
+		}
+		dx, dy := steps[i].Delta()
+		l := math.Hypot(float64(tx), float64(ty))
+		cracks[i].oblique = l > 0 && float64(dx*tx+dy*ty) < obliqueCos*l
+	}
+}
+
+// crackPixels returns the pixels left and right of the crack leaving p in direction d.
+func crackPixels(p planar.Point, d planar.Dir) (lx, ly, rx, ry int) {
+	x, y := int(p.X), int(p.Y)
+	switch d {
+	case planar.East:
+		return x, y - 1, x, y
+	case planar.South:
+		return x, y, x - 1, y
+	case planar.West:
+		return x - 1, y, x - 1, y - 1
+	}
+	return x - 1, y - 1, x, y - 1
+}
+
+// fitter fits edges, refitting only what changed.
+type fitter struct {
+	pm        *planar.Map
+	states    []edgeState
+	res       *Result
+	opt       fit.Options
+	junctions map[planar.Point]fit.Point
+	dirty     []bool // edges to refit; nil: all
+	samples   []fit.Point
+}
+
+// fitAll places the junctions and fits the edges that are dirty or end at a junction
+// that moved.
+func (f *fitter) fitAll(ctx context.Context) error {
+	pm := f.pm
+	junctions := placeJunctions(pm, f.states)
+	all := f.dirty == nil
+	if all {
+		f.dirty = make([]bool, len(pm.Edges))
+	}
+	for ei := range pm.Edges {
+		if ei%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		e := &pm.Edges[ei]
+		if !all && !f.dirty[ei] {
+			if e.Closed || junctions[e.Start] == f.junctions[e.Start] && junctions[e.End()] == f.junctions[e.End()] {
+				continue
+			}
+		}
+		f.dirty[ei] = false
+		st := &f.states[ei]
+		f.samples = f.samples[:0]
+		for i := range st.cracks {
+			c := &st.cracks[i]
+			if c.oblique {
+				continue
+			}
+			f.samples = append(f.samples, c.mid.Add(c.normal.Mul(float64(c.offset))))
+		}
+		o := f.opt
+		o.Tolerance *= st.tolScale
+		if e.Closed {
+			f.res.Edges[ei] = fit.Closed(f.samples, o)
+			continue
+		}
+		f.res.Edges[ei] = fit.Open(junctions[e.Start], junctions[e.End()], f.samples, o)
+	}
+	f.junctions = junctions
+	return nil
+}
+
+// placeJunctions moves each junction to the point that best agrees with the offsets of
+// the cracks that meet there, in the least-squares sense; a junction on the image
+// border stays on it.
+func placeJunctions(pm *planar.Map, states []edgeState) map[planar.Point]fit.Point {
+	sums := make(map[planar.Point]*normalSums, len(pm.Junctions))
+	for _, j := range pm.Junctions {
+		sums[j] = &normalSums{}
+	}
+	add := func(j planar.Point, c *crack) {
+		sums[j].add(c.normal, float64(c.offset))
+	}
+	for ei := range pm.Edges {
+		e := &pm.Edges[ei]
+		if e.Closed {
+			continue
+		}
+		st := &states[ei]
+		add(e.Start, &st.cracks[0])
+		add(e.End(), &st.cracks[len(st.cracks)-1])
+	}
+	out := make(map[planar.Point]fit.Point, len(sums))
+	for _, j := range pm.Junctions {
+		// lambda 0.1 keeps a junction put where the cracks do not fix it.
+		d := sums[j].solve(0.1, j, pm)
+		out[j] = fit.Point{X: float64(j.X) + d.X, Y: float64(j.Y) + d.Y}
+	}
+	return out
+}
+
+// Samples returns, for every crack of edge ei, the point where the anti-aliasing (and
+// refinement) places the boundary across it, oblique cracks included (they are left out
+// of the fit): for tools that inspect the tracing.
+func (r *Result) Samples(ei int) []fit.Point {
+	st := &r.states[ei]
+	out := make([]fit.Point, len(st.cracks))
+	for i := range st.cracks {
+		c := &st.cracks[i]
+		out[i] = c.mid.Add(c.normal.Mul(float64(c.offset)))
+	}
+	return out
+}

@@ -1,0 +1,412 @@
+// Package regions splits a quantised image into regions, the 4-connected areas of one
+// palette colour, and merges regions smaller than a minimum size into their most similar
+// neighbour. Transparent areas are regions too (they are never drawn), so every pixel
+// belongs to exactly one region.
+package regions
+
+import (
+	"container/heap"
+	"context"
+	"image"
+	"image/color"
+	"math"
+	"slices"
+
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
+)
+
+// Region is one 4-connected area of the label map.
+type Region struct {
+	// Palette is the region's palette index, or quantize.Transparent.
+	Palette int
+	// Pixels is the region's area in pixels.
+	Pixels int
+	// Bounds is the smallest rectangle holding the region's pixels.
+	Bounds image.Rectangle
+	// Color is the region's palette colour (zero for transparent regions), so that
+	// the output holds at most as many colours as the palette.
+	Color color.NRGBA
+}
+
+// Transparent reports whether the region is a transparent area, which is never drawn.
+func (r Region) Transparent() bool { return r.Palette == quantize.Transparent }
+
+// Map is a partition of an image into regions.
+type Map struct {
+	// Width and Height are the image size in pixels.
+	Width, Height int
+	// Labels holds each pixel's region index in row-major order.
+	Labels []int32
+	// Regions holds the regions, numbered in the raster order of their first pixel.
+	Regions []Region
+}
+
+// At returns the region index at pixel (x, y), or -1 outside the image.
+func (m *Map) At(x, y int) int32 {
+	if x < 0 || y < 0 || x >= m.Width || y >= m.Height {
+		return -1
+	}
+	return m.Labels[y*m.Width+x]
+}
+
+// Options control Build.
+type Options struct {
+	// MinRegion is the size in pixels below which a region merges into its most
+	// similar neighbour (0 or 1: no merging).
+	MinRegion int
+}
+
+// Build finds the regions of q, the quantised img, and merges the small ones.
+func Build(ctx context.Context, img *image.NRGBA, q *quantize.Result, opt Options) (*Map, error) {
+	w, h := q.Width, q.Height
+	m := &Map{Width: w, Height: h}
+	labels, n, err := components(ctx, w, h, q.Index, nil)
+	if err != nil {
+		return nil, err
+	}
+	m.Labels = labels
+	if opt.MinRegion > 1 && n > 1 {
+		// A merged region keeps the palette index of the region it merged into.
+		regionPalette := m.regionPalettes(q, n)
+		if err := m.mergeSmall(ctx, img, q, regionPalette, n, opt.MinRegion); err != nil {
+			return nil, err
+		}
+		// Merging can join two regions of one colour through the region that merged;
+		// numbering components of the merged map's colours joins them for good.
+		pal := make([]int16, len(m.Labels))
+		for i, l := range m.Labels {
+			pal[i] = int16(regionPalette[l])
+		}
+		if labels, n, err = components(ctx, w, h, pal, m.Labels); err != nil {
+			return nil, err
+		}
+		m.Labels = labels
+		m.measure(func(i int) int { return int(pal[i]) }, q, n)
+		return m, nil
+	}
+	m.measure(func(i int) int { return int(q.Index[i]) }, q, n)
+	return m, nil
+}
+
+// components labels the 4-connected components of equal key, numbering them in raster
+// order of their first pixel. It is the classic two-pass union-find labelling. The
+// labels are written into dst when it is not nil (w*h long; its contents are lost).
+func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int32, int, error) {
+	labels := dst
+	if labels == nil {
+		labels = make([]int32, w*h)
+	}
+	parent := make([]int32, 0, 1024)
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			k := key[i]
+			left := x > 0 && key[i-1] == k
+			up := y > 0 && key[i-w] == k
+			switch {
+			case left && up:
+				a, b := find(labels[i-1]), find(labels[i-w])
+				if a != b {
+					if a < b {
+						parent[b] = a
+					} else {
+						parent[a] = b
+						a = b
+					}
+				}
+				labels[i] = a
+			case left:
+				labels[i] = labels[i-1]
+			case up:
+				labels[i] = labels[i-w]
+			default:
+				labels[i] = int32(len(parent))
+				parent = append(parent, int32(len(parent)))
+			}
+		}
+	}
+	// Roots are the smallest provisional label of each component, so numbering roots
+	// in increasing order numbers components by their first pixel.
+	final := make([]int32, len(parent))
+	n := int32(0)
+	for i := range parent {
+		if r := find(int32(i)); r == int32(i) {
+			final[i] = n
+			n++
+		} else {
+			final[i] = final[r]
+		}
+	}
+	for i, l := range labels {
+		labels[i] = final[l]
+	}
+	return labels, int(n), nil
+}
+
+// regionPalettes returns the palette index of each region of the current labels.
+func (m *Map) regionPalettes(q *quantize.Result, n int) []int32 {
+	pal := make([]int32, n)
+	for i := range pal {
+		pal[i] = math.MinInt32
+	}
+	for i, l := range m.Labels {
+		if pal[l] == math.MinInt32 {
+			pal[l] = int32(q.Index[i])
+		}
+	}
+	return pal
+}
+
+// measure fills m.Regions from the labels: palette, colour, area and bounds. paletteAt
+// gives each pixel's palette index after merging.
+func (m *Map) measure(paletteAt func(i int) int, q *quantize.Result, n int) {
+	w, h := m.Width, m.Height
+	m.Regions = make([]Region, n)
+	seen := make([]bool, n)
+	type box struct{ x0, y0, x1, y1 int }
+	boxes := make([]box, n)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			l := m.Labels[i]
+			r := &m.Regions[l]
+			b := &boxes[l]
+			if !seen[l] {
+				seen[l] = true
+				r.Palette = paletteAt(i)
+				*b = box{x, y, x + 1, y + 1}
+			} else {
+				b.x0, b.x1, b.y1 = min(b.x0, x), max(b.x1, x+1), y+1
+			}
+			r.Pixels++
+		}
+	}
+	for l := range m.Regions {
+		r := &m.Regions[l]
+		b := boxes[l]
+		r.Bounds = image.Rect(b.x0, b.y0, b.x1, b.y1)
+		if !r.Transparent() {
+			r.Color = q.Palette[r.Palette]
+		}
+	}
+}
+
+// mergeSmall merges every region smaller than minRegion into its most similar
+// neighbour (nearest palette colour in Oklab, alpha included, transparency counting as
+// a colour of alpha 0; ties to the lower index), smallest first, until no region is
+// smaller or one has no neighbour. A merged region takes the colour of the region it
+// joins. regionPalette holds each region's palette index. It rewrites m.Labels to the
+// surviving regions' indices.
+func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Result, regionPalette []int32, n, minRegion int) error {
+	w, h := m.Width, m.Height
+	size := make([]int32, n)
+	for _, l := range m.Labels {
+		size[l]++
+	}
+	small := func(l int32) bool { return int(size[l]) < minRegion }
+	// slot numbers the regions that start small; only they keep pixel sums and
+	// neighbour lists.
+	slot := make([]int32, n)
+	nSmall := int32(0)
+	for l := range slot {
+		slot[l] = -1
+		if small(int32(l)) {
+			slot[l] = nSmall
+			nSmall++
+		}
+	}
+	// Small regions are compared by the mean of their own pixels (premultiplied
+	// sums, alpha and count), which for anti-aliasing specks can differ much from
+	// their palette colour; large ones by their palette colour.
+	sum := make([][5]float64, nSmall)
+	for y := 0; y < h; y++ {
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < w; x++ {
+			k := slot[m.Labels[y*w+x]]
+			if k < 0 {
+				continue
+			}
+			a := float64(row[4*x+3])
+			if q.Index[y*w+x] == quantize.Transparent {
+				a = 0
+			}
+			s := &sum[k]
+			s[0] += float64(row[4*x]) * a
+			s[1] += float64(row[4*x+1]) * a
+			s[2] += float64(row[4*x+2]) * a
+			s[3] += a
+			s[4]++
+		}
+	}
+	// Neighbour lists, only for small regions: only they ever look for a neighbour.
+	var pairs []uint64
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			a := m.Labels[i]
+			if x+1 < w {
+				if b := m.Labels[i+1]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+					pairs = append(pairs, pairKey(a, b))
+				}
+			}
+			if y+1 < h {
+				if b := m.Labels[i+w]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+					pairs = append(pairs, pairKey(a, b))
+				}
+			}
+		}
+	}
+	slices.Sort(pairs)
+	nb := make([][]int32, nSmall)
+	for i, p := range pairs {
+		if i > 0 && pairs[i-1] == p {
+			continue
+		}
+		a, b := int32(p>>32), int32(uint32(p))
+		if k := slot[a]; k >= 0 {
+			nb[k] = append(nb[k], b)
+		}
+		if k := slot[b]; k >= 0 {
+			nb[k] = append(nb[k], a)
+		}
+	}
+	pairs = nil
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	// The colour of a small region is cached until it grows.
+	cache := make([]quantize.Lab, nSmall)
+	cached := make([]bool, nSmall)
+	colour := func(l int32) quantize.Lab {
+		if k := slot[l]; k >= 0 && small(l) {
+			if !cached[k] {
+				s := &sum[k]
+				cache[k], cached[k] = quantize.Lab{}, true
+				if s[3] > 0 {
+					cache[k] = quantize.ToLabF(s[0]/s[3], s[1]/s[3], s[2]/s[3], s[3]/s[4]/255)
+				}
+			}
+			return cache[k]
+		}
+		if k := regionPalette[l]; k >= 0 {
+			return q.Lab[k]
+		}
+		return quantize.Lab{}
+	}
+	pq := &sizeQueue{}
+	for l := int32(0); l < int32(n); l++ {
+		if small(l) {
+			pq.items = append(pq.items, queued{size[l], l})
+		}
+	}
+	heap.Init(pq)
+	steps := 0
+	for pq.Len() > 0 {
+		it := heap.Pop(pq).(queued)
+		l := it.id
+		if find(l) != l || size[l] != it.size || !small(l) {
+			continue
+		}
+		if steps++; steps%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		// Resolve and deduplicate the neighbour list.
+		kl := slot[l]
+		list := nb[kl]
+		for i, v := range list {
+			list[i] = find(v)
+		}
+		slices.Sort(list)
+		k := 0
+		for i, v := range list {
+			if v != l && (i == 0 || v != list[i-1]) {
+				list[k] = v
+				k++
+			}
+		}
+		list = list[:k]
+		if len(list) == 0 {
+			nb[kl] = list
+			continue
+		}
+		cl := colour(l)
+		best, bd := int32(-1), float32(math.MaxFloat32)
+		for _, v := range list {
+			if d := quantize.Dist2(cl, colour(v)); d < bd {
+				best, bd = v, d
+			}
+		}
+		parent[l] = best
+		size[best] += size[l]
+		if kb := slot[best]; kb >= 0 {
+			for c, v := range sum[kl] {
+				sum[kb][c] += v
+			}
+			cached[kb] = false
+			if small(best) {
+				nb[kb] = append(nb[kb], list...)
+				heap.Push(pq, queued{size[best], best})
+			}
+		}
+		nb[kl] = nil
+	}
+	for i, l := range m.Labels {
+		m.Labels[i] = find(l)
+	}
+	return nil
+}
+
+func pairKey(a, b int32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(a)<<32 | uint64(uint32(b))
+}
+
+type queued struct {
+	size int32
+	id   int32
+}
+
+// sizeQueue is a min-heap of regions by size, then index.
+type sizeQueue struct{ items []queued }
+
+func (q *sizeQueue) Len() int { return len(q.items) }
+func (q *sizeQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	return a.size < b.size || a.size == b.size && a.id < b.id
+}
+func (q *sizeQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *sizeQueue) Push(x any)    { q.items = append(q.items, x.(queued)) }
+func (q *sizeQueue) Pop() any {
+	it := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return it
+}

@@ -1,0 +1,55 @@
+// Package segment turns an image into the segmentation the tracers of Tracecraft share:
+// a palette (package quantize), a map of regions with their colours (package regions)
+// and the planar map of their boundaries (package planar). tracecraft draws the regions
+// with fitted curves; other engines can draw the same segmentation their own way.
+package segment
+
+import (
+	"context"
+	"image"
+
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/planar"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/regions"
+)
+
+// Options control Segment.
+type Options struct {
+	// MaxColors bounds the palette (2..256).
+	MaxColors int
+	// MinRegion is the size in pixels below which a region merges into its most
+	// similar neighbour.
+	MinRegion int
+}
+
+// Segmentation is an image cut into flat-coloured regions.
+type Segmentation struct {
+	// Quant is the palette and each pixel's palette index before merging.
+	Quant *quantize.Result
+	// Regions is the region of each pixel and each region's colour.
+	Regions *regions.Map
+	// Planar holds the shared boundaries and each region's rings of them.
+	Planar *planar.Map
+}
+
+// Segment quantises img, finds its regions, merges the small ones and builds the planar
+// map. img must be non-empty; its bounds need not start at (0, 0).
+func Segment(ctx context.Context, img *image.NRGBA, opt Options) (*Segmentation, error) {
+	if img.Rect.Min != (image.Point{}) {
+		img = &image.NRGBA{Pix: img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):], Stride: img.Stride,
+			Rect: image.Rect(0, 0, img.Rect.Dx(), img.Rect.Dy())}
+	}
+	q, err := quantize.Quantize(ctx, img, quantize.Options{MaxColors: opt.MaxColors})
+	if err != nil {
+		return nil, err
+	}
+	rm, err := regions.Build(ctx, img, q, regions.Options{MinRegion: opt.MinRegion})
+	if err != nil {
+		return nil, err
+	}
+	pm, err := planar.Build(ctx, rm)
+	if err != nil {
+		return nil, err
+	}
+	return &Segmentation{Quant: q, Regions: rm, Planar: pm}, nil
+}
