@@ -15,14 +15,14 @@ import (
 
 // common are the flags every command has.
 type common struct {
-	dataDir     string
-	databaseURL string
-	pluginsDir  string
-	maxPixels   int64
-	maxUpload   int64
-	jobTimeout  time.Duration
-	logLevel    string
-	logJSON     bool
+	dataDir    string
+	db         string
+	pluginsDir string
+	maxPixels  int64
+	maxUpload  int64
+	jobTimeout time.Duration
+	logLevel   string
+	logJSON    bool
 }
 
 // newFlags returns a flag set for command name that writes its help to stderr.
@@ -35,7 +35,7 @@ func newFlags(name string, stderr io.Writer) *flag.FlagSet {
 // storeFlags adds the flags that locate the store.
 func (c *common) storeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.dataDir, "data-dir", "./data", "folder for the embedded database and the running plugins' copies")
-	fs.StringVar(&c.databaseURL, "database-url", "", `store: empty for SQLite in the data dir, "sqlite:PATH", or "postgres://..."`)
+	fs.StringVar(&c.db, "db", "", `keys and usage database: empty for SQLite in the data dir, "sqlite:PATH", or a "postgres://..." URL shared by several hosts`)
 }
 
 // engineFlags adds the flags that configure tracing.

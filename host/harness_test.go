@@ -99,6 +99,15 @@ var listening = regexp.MustCompile(`listening: addr=(\S+)`)
 // stops it (SIGTERM) when the test ends.
 func startHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host {
 	t.Helper()
+	h := spawnHost(t, pluginsDir, dataDir, flags...)
+	h.waitListening()
+	return h
+}
+
+// spawnHost starts the host like startHost but returns without waiting for it to listen,
+// so that a test can start several at once; waitListening waits.
+func spawnHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host {
+	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
 	}
@@ -127,9 +136,14 @@ func startHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host 
 			t.Logf("host log:\n%s", h.log.String())
 		}
 	})
-	line := h.log.waitFor(t, listening, 30*time.Second)
-	h.url = "http://" + listening.FindStringSubmatch(line)[1]
 	return h
+}
+
+// waitListening waits for the host's "listening" log line and sets its URL.
+func (h *host) waitListening() {
+	h.t.Helper()
+	line := h.log.waitFor(h.t, listening, 30*time.Second)
+	h.url = "http://" + listening.FindStringSubmatch(line)[1]
 }
 
 // stop ends the host with SIGTERM (SIGKILL after 15 s) and waits for it.

@@ -13,13 +13,14 @@ import (
 )
 
 const keysUsage = `usage:
-  tracecraft keys create --name NAME [--data-dir DIR] [--database-url URL]
-  tracecraft keys list [--data-dir DIR] [--database-url URL]
-  tracecraft keys revoke NAME [--data-dir DIR] [--database-url URL]
+  tracecraft keys create --name NAME [--data-dir DIR] [--db URL]
+  tracecraft keys list [--data-dir DIR] [--db URL]
+  tracecraft keys revoke NAME [--data-dir DIR] [--db URL]
 `
 
-// keys runs the key administration commands. They work on the same store a running
-// server uses; the server looks keys up on every request, so a revoke holds at once.
+// keys runs the key administration commands. They work on the same store the running
+// servers use (--db, or SQLite in --data-dir); a server looks keys up on every request,
+// so a revoke holds from the next request on every host sharing the store.
 func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, keysUsage)
@@ -53,7 +54,7 @@ func keys(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 
-	st, err := store.Open(ctx, c.databaseURL, c.dataDir)
+	st, err := store.Open(ctx, c.db, c.dataDir)
 	if err != nil {
 		return err
 	}

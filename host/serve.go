@@ -22,6 +22,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/lanes"
+	"github.com/tracecraft/tracecraft/host/internal/metrics"
 	"github.com/tracecraft/tracecraft/host/internal/selector"
 	"github.com/tracecraft/tracecraft/host/internal/store"
 	_ "github.com/tracecraft/tracecraft/host/internal/store/postgres" // store dialect
@@ -69,7 +70,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	// above it makes the collector work harder before the process grows past it.
 	debug.SetMemoryLimit(cfg.uploadMemory + 256<<20)
 
-	st, err := store.Open(ctx, cfg.databaseURL, cfg.dataDir)
+	st, err := openStore(ctx, cfg.common, logger)
 	if err != nil {
 		return err
 	}
@@ -81,9 +82,10 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(runDir)
 
+	mets := metrics.New(buildVersion())
 	reg := engines.New(engines.Config{
 		Dir: cfg.pluginsDir, RunDir: runDir, Processes: 2 * cfg.workers,
-		IdleTimeout: cfg.idleTimeout, Logger: logger,
+		IdleTimeout: cfg.idleTimeout, Logger: logger, Observer: mets,
 	})
 	defer reg.Close()
 	n, err := reg.Reload(ctx, nil)
@@ -95,6 +97,8 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 
 	public := lanes.New(lanes.Config{Name: "public", Workers: cfg.workers, Capacity: cfg.queue})
 	keyed := lanes.New(lanes.Config{Name: "keyed", Workers: cfg.workers, Capacity: cfg.queue, PerKey: (cfg.queue + 1) / 2})
+	mets.WatchLanes(public, keyed)
+	mets.WatchEngines(reg.Statuses)
 	srv := &api.Server{
 		Tracing: &tracing.Service{Engines: reg, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout},
 		Public:  public, Keyed: keyed,
@@ -102,9 +106,15 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		Store:   st,
 		Limits:  imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
 		Uploads: api.NewBudget(cfg.uploadMemory),
-		Build:   buildVersion(),
-		Logger:  logger.Named("http"),
+		// As many idle files as jobs run at once in both lanes: the steady state reuses
+		// them, a burst makes more and closes them when done.
+		ImageFiles: api.NewImageFiles(cfg.maxUpload, 2*cfg.workers),
+		Build:      buildVersion(),
+		Logger:     logger.Named("http"),
+		Metrics:    mets,
 	}
+
+	defer srv.ImageFiles.Close()
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -140,7 +150,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()
 	logger.Info("listening", "addr", ln.Addr().String(), "plugins", cfg.pluginsDir, "engines", n,
-		"workers", cfg.workers, "queue", cfg.queue, "version", buildVersion())
+		"workers", cfg.workers, "queue", cfg.queue, "store", st.Dialect(), "version", buildVersion())
 
 	select {
 	case err = <-served:
@@ -161,6 +171,32 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	logger.Info("stopped")
 	return err
+}
+
+// storeRetry is how often a host that started without its database tries again.
+const storeRetry = 2 * time.Second
+
+// openStore opens the key and usage store. If a PostgreSQL database cannot be reached,
+// the host starts anyway: it serves callers without a key, refuses keyed requests with
+// 503 store_unavailable, reports "degraded" in its health, and keeps trying to open the
+// database (applying its migrations) in the background. Any other failure (a bad URL,
+// a schema newer than this program) stops the start-up.
+func openStore(ctx context.Context, c common, logger hclog.Logger) (store.Store, error) {
+	st, err := store.Open(ctx, c.db, c.dataDir)
+	if !errors.Is(err, store.ErrUnavailable) {
+		return st, err
+	}
+	logger.Error("the key and usage database cannot be reached; serving the public lane and retrying",
+		"every", storeRetry, "error", err)
+	return store.OpenLater(store.Postgres, func(ctx context.Context) (store.Store, error) {
+		st, err := store.Open(ctx, c.db, c.dataDir)
+		if err == nil {
+			logger.Info("the key and usage database is open")
+		}
+		return st, err
+	}, storeRetry, func(err error) {
+		logger.Warn("the key and usage database is still unreachable", "error", err)
+	}), nil
 }
 
 // prepareRunDir creates <dataDir>/run/<pid> for the running copies of the plugin

@@ -45,7 +45,7 @@ type Client struct {
 	killOnce sync.Once
 	// fileMu guards file, the memfd reused for this plugin's images, one call at a time.
 	fileMu sync.Mutex
-	file   *imageFile
+	file   *ImageFile
 	// described is set once the plugin's description has been seen. readsFile says
 	// whether the plugin reads images from files (cleared if it turns out it cannot);
 	// keepsDecoded whether it keeps an analysed image for the next Trace.
@@ -152,26 +152,35 @@ func (c *Client) learn(ctx context.Context) error {
 }
 
 // withImage calls send with the image either inline or, when it is large and the plugin
-// reads image files, as a file; send returns the plugin's failure, if any. A plugin
-// that cannot read the file gets the image inline from then on.
-func (c *Client) withImage(ctx context.Context, image []byte, send func(inline []byte, file string) (*tracev1.Failure, error)) (*tracev1.Failure, error) {
+// reads image files, as a file: the caller's own ImageFile if it gave one, else this
+// client's, into which the image is copied. send returns the plugin's failure, if any. A
+// plugin that cannot read the file gets the image inline from then on.
+func (c *Client) withImage(ctx context.Context, image []byte, shared *ImageFile, send func(inline []byte, file string) (*tracev1.Failure, error)) (*tracev1.Failure, error) {
+	if shared != nil {
+		image = shared.Bytes()
+	}
 	if len(image) >= imageFileMin {
 		if err := c.learn(ctx); err != nil {
 			return nil, err
 		}
 	}
 	if len(image) >= imageFileMin && c.readsFile.Load() {
-		c.fileMu.Lock()
-		defer c.fileMu.Unlock()
-		err := error(nil)
-		if c.file == nil {
-			c.file, err = newImageFile()
+		path, err := "", error(nil)
+		if shared != nil {
+			path = shared.path
+		} else {
+			c.fileMu.Lock()
+			defer c.fileMu.Unlock()
+			if c.file == nil {
+				c.file, err = NewImageFile(0)
+			}
+			if err == nil {
+				err = c.file.set(image)
+				path = c.file.path
+			}
 		}
 		if err == nil {
-			err = c.file.set(image)
-		}
-		if err == nil {
-			failure, err := send(nil, c.file.path)
+			failure, err := send(nil, path)
 			if failure.GetCode() != codeImageFileUnreadable {
 				return failure, err
 			}
@@ -185,6 +194,9 @@ func (c *Client) withImage(ctx context.Context, image []byte, send func(inline [
 type TraceRequest struct {
 	// Image is the uploaded file, undecoded.
 	Image []byte
+	// File, when set, holds the uploaded file instead of Image: a plugin that maps files
+	// gets it without a copy.
+	File *ImageFile
 	// Params holds the given parameters (JSON values); the plugin fills the defaults.
 	Params map[string]any
 	// MaxPixels bounds width x height; 0 means no bound.
@@ -220,7 +232,7 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 		sent = err != nil || f.GetCode() != codeNoKeptImage
 	}
 	if !sent {
-		f, err = c.withImage(ctx, req.Image, func(inline []byte, file string) (*tracev1.Failure, error) {
+		f, err = c.withImage(ctx, req.Image, req.File, func(inline []byte, file string) (*tracev1.Failure, error) {
 			var err error
 			r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: inline, ImageFile: file, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
 			return r.GetFailure(), err
@@ -247,26 +259,36 @@ type Analysis struct {
 	Took, Decode time.Duration
 }
 
-// Analyze decodes image in the plugin and returns its features (see package analysis).
-// Errors are as for Trace.
-func (c *Client) Analyze(ctx context.Context, image []byte, maxPixels int64) (Analysis, error) {
-	return c.analyze(ctx, image, maxPixels, false)
+// AnalyzeRequest is an image for a plugin to measure.
+type AnalyzeRequest struct {
+	// Image is the uploaded file, undecoded; File, when set, holds it instead, as in
+	// TraceRequest.
+	Image []byte
+	File  *ImageFile
+	// MaxPixels bounds width x height; 0 means no bound.
+	MaxPixels int64
+}
+
+// Analyze decodes the image in the plugin and returns its features (see package
+// analysis). Errors are as for Trace.
+func (c *Client) Analyze(ctx context.Context, req AnalyzeRequest) (Analysis, error) {
+	return c.analyze(ctx, req, false)
 }
 
 // AnalyzeKeep is Analyze, and asks the plugin to keep the decoded image for a Trace
 // with UseKept that follows on this client.
-func (c *Client) AnalyzeKeep(ctx context.Context, image []byte, maxPixels int64) (Analysis, error) {
+func (c *Client) AnalyzeKeep(ctx context.Context, req AnalyzeRequest) (Analysis, error) {
 	if err := c.learn(ctx); err != nil {
 		return Analysis{}, c.callError(ctx, err)
 	}
-	return c.analyze(ctx, image, maxPixels, c.keepsDecoded.Load())
+	return c.analyze(ctx, req, c.keepsDecoded.Load())
 }
 
-func (c *Client) analyze(ctx context.Context, image []byte, maxPixels int64, keep bool) (Analysis, error) {
+func (c *Client) analyze(ctx context.Context, req AnalyzeRequest, keep bool) (Analysis, error) {
 	var r *tracev1.AnalyzeResponse
-	f, err := c.withImage(ctx, image, func(inline []byte, file string) (*tracev1.Failure, error) {
+	f, err := c.withImage(ctx, req.Image, req.File, func(inline []byte, file string) (*tracev1.Failure, error) {
 		var err error
-		r, err = c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: inline, ImageFile: file, MaxPixels: uint64(max(0, maxPixels)), Keep: keep})
+		r, err = c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: inline, ImageFile: file, MaxPixels: uint64(max(0, req.MaxPixels)), Keep: keep})
 		return r.GetFailure(), err
 	})
 	if err != nil {

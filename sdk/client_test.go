@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,13 +87,56 @@ func TestClientDescribesTracesAndAnalyzesThroughARealPlugin(t *testing.T) {
 	if res.Width != 30 || res.Height != 20 || !strings.Contains(string(res.SVG), `fill="#00f"`) {
 		t.Errorf("trace gave %dx%d %s", res.Width, res.Height, res.SVG)
 	}
-	a, err := c.Analyze(context.Background(), img, 0)
+	a, err := c.Analyze(context.Background(), sdk.AnalyzeRequest{Image: img})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if a.Width != 30 || a.Features["colors"] != 1 || a.Features["top1_share"] != 1 {
 		t.Errorf("analysis %+v", a)
 	}
+}
+
+func TestClientHandsAFilledImageFileToThePlugin(t *testing.T) {
+	c := start(t, "")
+	f, err := sdk.NewImageFile(4 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx := context.Background()
+	// Noisy images, so their PNGs are larger than the smallest image sent as a file; the
+	// file is refilled with a smaller image, then a larger one.
+	for _, size := range [][2]int{{400, 300}, {200, 250}, {500, 420}} {
+		img := noisyPNG(t, size[0], size[1])
+		if len(img) < 64<<10 {
+			t.Fatalf("test image of %d bytes is too small to travel as a file", len(img))
+		}
+		if over, err := f.Fill(bytes.NewReader(img)); over || err != nil {
+			t.Fatalf("Fill: over %v, %v", over, err)
+		}
+		res, err := c.Trace(ctx, sdk.TraceRequest{File: f})
+		if err != nil || res.Width != size[0] || res.Height != size[1] {
+			t.Fatalf("trace of the file: %dx%d, %v; want %dx%d", res.Width, res.Height, err, size[0], size[1])
+		}
+		a, err := c.Analyze(ctx, sdk.AnalyzeRequest{File: f})
+		if err != nil || a.Width != size[0] || a.Height != size[1] {
+			t.Fatalf("analysis of the file: %+v, %v", a, err)
+		}
+	}
+}
+
+// noisyPNG is a w x h PNG of random pixels.
+func noisyPNG(t *testing.T, w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	rng := rand.New(rand.NewSource(int64(w * h)))
+	for i := range img.Pix {
+		img.Pix[i] = uint8(rng.Intn(256))
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 func TestClientReportsEngineErrorsWithTheirCodes(t *testing.T) {
@@ -225,7 +269,7 @@ func TestAnalyzeKeepThenTraceUsesTheDecodedImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := c.AnalyzeKeep(ctx, img, 0)
+	a, err := c.AnalyzeKeep(ctx, sdk.AnalyzeRequest{Image: img})
 	if err != nil || a.Width != 120 || a.Decode <= 0 || a.Took < a.Decode {
 		t.Fatalf("AnalyzeKeep: %+v, %v", a, err)
 	}

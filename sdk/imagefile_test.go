@@ -2,11 +2,13 @@ package sdk
 
 import (
 	"bytes"
+	"io"
 	"testing"
+	"testing/iotest"
 )
 
 func TestImageFileRoundTrip(t *testing.T) {
-	f, err := newImageFile()
+	f, err := NewImageFile(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +28,71 @@ func TestImageFileRoundTrip(t *testing.T) {
 		}
 		release()
 	}
+}
+
+func TestFillReadsAnImageIntoTheFileUpToItsCapacity(t *testing.T) {
+	const capacity = 3<<20 + 5
+	f, err := NewImageFile(capacity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// Reused, growing and shrinking; over the capacity by one byte; empty.
+	for _, size := range []int{3<<20 + 5, 10, 3<<20 + 6, fillStep, fillStep + 1, 0, 700 << 10} {
+		data := bytes.Repeat([]byte{1, 2, 3, 5, 8, 13, 21}, size/7+1)[:size]
+		// iotest.OneByteReader would take minutes at 3 MiB; a reader of odd short reads
+		// exercises the partial reads a multipart part gives.
+		over, err := f.Fill(&shortReader{data: data, n: 4093})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := size > capacity; over != want {
+			t.Fatalf("%d bytes: over %v, want %v", size, over, want)
+		}
+		if over {
+			continue
+		}
+		if !bytes.Equal(f.Bytes(), data) {
+			t.Errorf("%d bytes: Bytes gives %d bytes, not the same", size, len(f.Bytes()))
+		}
+		got, release, err := requestImage(nil, f.path)
+		if err != nil {
+			t.Fatalf("%d bytes: %v", size, err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Errorf("%d bytes: the mapped file holds %d bytes, not the same", size, len(got))
+		}
+		release()
+	}
+}
+
+func TestFillReportsTheReadersError(t *testing.T) {
+	f, err := NewImageFile(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Fill(iotest.TimeoutReader(bytes.NewReader(make([]byte, 100)))); err == nil {
+		t.Error("Fill returned no error for a failing reader")
+	}
+	if f.Bytes() != nil {
+		t.Error("Bytes holds an image after a failed Fill")
+	}
+}
+
+// shortReader yields data at most n bytes per Read.
+type shortReader struct {
+	data []byte
+	n    int
+}
+
+func (r *shortReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	k := copy(p[:min(len(p), r.n)], r.data)
+	r.data = r.data[k:]
+	return k, nil
 }
 
 func TestUnreadableImageFileAsksForTheImageInline(t *testing.T) {

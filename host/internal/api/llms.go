@@ -32,6 +32,8 @@ func (s *Server) llms(c *gin.Context) {
 	p("- GET /api/health: status (ok or degraded), API version, lanes (workers, busy, queued, capacity) and engines.")
 	p("- GET /api/usage: your key's usage per day (send X-API-Key); query from and to as YYYY-MM-DD, default the last 30 days.")
 	p("- GET /llms.txt: this summary.")
+	p("- GET /api/openapi.json: the OpenAPI 3.1 document of every endpoint, request, response and error code, with each installed engine's parameters.")
+	p("- GET /metrics: Prometheus metrics (requests by route, status and lane; job durations, process starts, crashes and timeouts by engine; queue depth and busy workers by lane; bytes in and out).")
 	p("")
 	p("## Settings")
 	p("A JSON object with optional keys `preset`, `engine` and one object per engine holding its parameters, e.g. {\"preset\":\"logo\"} or {\"engine\":\"tracecraft\",\"tracecraft\":{\"maxColors\":8}}.")

@@ -22,6 +22,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/lanes"
+	"github.com/tracecraft/tracecraft/host/internal/metrics"
 	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 )
@@ -43,10 +44,15 @@ type Server struct {
 	Limits imagecheck.Limits
 	// Uploads bounds the memory held by uploads being received or waiting.
 	Uploads *Budget
+	// ImageFiles holds the files uploaded images are read into; nil reads them into
+	// memory, to be copied to the engine process.
+	ImageFiles *ImageFiles
 	// Build is the host's build version, for /api/health.
 	Build string
 	// Logger receives one line per request.
 	Logger hclog.Logger
+	// Metrics counts requests and serves /metrics; nil keeps no metrics.
+	Metrics *metrics.Metrics
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
 }
@@ -59,7 +65,10 @@ func (s *Server) now() time.Time {
 }
 
 // Handler returns the service's HTTP handler.
-func (s *Server) Handler() http.Handler {
+func (s *Server) Handler() http.Handler { return s.router() }
+
+// router builds the Gin engine that Handler returns and Routes lists.
+func (s *Server) router() *gin.Engine {
 	s.Limits = s.Limits.WithDefaults()
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
@@ -67,12 +76,18 @@ func (s *Server) Handler() http.Handler {
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
 	r.ContextWithFallback = true
+	if s.Metrics != nil {
+		r.Use(s.countRequests)
+	}
 	r.Use(s.logRequests, s.recoverPanics)
 	r.POST("/api/vectorize", s.vectorize)
 	r.GET("/api/schema", s.schema)
 	r.GET("/api/health", s.health)
 	r.GET("/api/usage", s.usage)
 	r.GET("/llms.txt", s.llms)
+	r.GET("/api/openapi.json", s.openAPI)
+	r.GET("/metrics", s.metrics)
+	s.routePage(r)
 	r.NoRoute(func(c *gin.Context) {
 		s.fail(c, fault.New(fault.NotFound, "there is no %s; the endpoints are listed at /llms.txt", c.Request.URL.Path))
 	})
@@ -92,7 +107,7 @@ func statusOf(code string) int {
 		return http.StatusUnauthorized
 	case fault.QueueFull:
 		return http.StatusTooManyRequests
-	case fault.JobTimeout, fault.EngineUnavailable:
+	case fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable:
 		return http.StatusServiceUnavailable
 	case fault.NotFound:
 		return http.StatusNotFound

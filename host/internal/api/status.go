@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"runtime"
@@ -26,13 +27,52 @@ type healthBody struct {
 	Engines []engines.Status `json:"engines"`
 	// Goroutines is the host's goroutine count, for operators watching for leaks.
 	Goroutines int `json:"goroutines"`
+	// Store is the key and usage database.
+	Store storeHealth `json:"store"`
+}
+
+// storeHealth reports the key and usage database.
+type storeHealth struct {
+	// Dialect is "sqlite" or "postgres".
+	Dialect string `json:"dialect"`
+	// Status is "ok", or "unreachable" when it did not answer a ping.
+	Status string `json:"status"`
+	// PingMs is how long the ping took.
+	PingMs float64 `json:"pingMs"`
+}
+
+// storePingTimeout bounds the health check's ping of the store, so that a monitor gets
+// its answer quickly when the database hangs.
+const storePingTimeout = 2 * time.Second
+
+// pingStore pings the store within storePingTimeout.
+func (s *Server) pingStore(c *gin.Context) storeHealth {
+	h := storeHealth{Dialect: s.Store.Dialect(), Status: "ok"}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), storePingTimeout)
+	defer cancel()
+	start := time.Now()
+	err := s.Store.Ping(ctx)
+	h.PingMs = ms(time.Since(start))
+	if err != nil {
+		// The cause names the database's host and user: it goes to the log, not to
+		// the public answer.
+		h.Status = "unreachable"
+		if s.Logger != nil {
+			s.Logger.Warn("the key and usage database does not answer", "dialect", h.Dialect, "error", err)
+		}
+	}
+	return h
 }
 
 // health handles GET /api/health: "degraded" when an engine failed to load or none is
-// installed.
+// installed, or when the key and usage database does not answer (keyed requests are
+// then refused with 503; the public lane keeps working).
 func (s *Server) health(c *gin.Context) {
 	body := healthBody{Status: "ok", Version: APIVersion, Build: s.Build, Engines: s.Tracing.Engines.Statuses(),
-		Goroutines: runtime.NumGoroutine()}
+		Goroutines: runtime.NumGoroutine(), Store: s.pingStore(c)}
+	if body.Store.Status != "ok" {
+		body.Status = "degraded"
+	}
 	for _, l := range []*lanes.Lane{s.Public, s.Keyed} {
 		st := l.Stats()
 		body.Lanes = append(body.Lanes, st)

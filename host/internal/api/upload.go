@@ -14,6 +14,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/sdk"
 )
 
 // Budget bounds the bytes of uploads the host holds at once, received or being received,
@@ -56,17 +57,78 @@ func (b *Budget) Give(n int64) {
 // boundaries, part headers, small extra fields.
 const multipartSlack = 1 << 20
 
-// upload is a parsed tracing request body.
+// ImageFiles keeps the sdk.ImageFiles that uploads are read into, for reuse: an image is
+// read from the request straight into a file that the engine process maps, with no copy
+// in between, and a reused file keeps its memory pages from one upload to the next.
+type ImageFiles struct {
+	capacity int64
+	free     chan *sdk.ImageFile
+}
+
+// NewImageFiles returns a pool of files for images of up to capacity bytes that keeps
+// at most idle files unused.
+func NewImageFiles(capacity int64, idle int) *ImageFiles {
+	return &ImageFiles{capacity: capacity, free: make(chan *sdk.ImageFile, idle)}
+}
+
+// get returns an unused file, or nil if none can be made (the upload is then read into
+// memory).
+func (p *ImageFiles) get() *sdk.ImageFile {
+	select {
+	case f := <-p.free:
+		return f
+	default:
+	}
+	f, err := sdk.NewImageFile(p.capacity)
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// put takes back a file no call uses any more.
+func (p *ImageFiles) put(f *sdk.ImageFile) {
+	if f == nil {
+		return
+	}
+	if p == nil {
+		f.Close()
+		return
+	}
+	select {
+	case p.free <- f:
+	default:
+		f.Close()
+	}
+}
+
+// Close releases the unused files.
+func (p *ImageFiles) Close() {
+	for {
+		select {
+		case f := <-p.free:
+			f.Close()
+		default:
+			return
+		}
+	}
+}
+
+// upload is a parsed tracing request body. When file is set, image is its content, and
+// the file goes back to the pool once no job uses it.
 type upload struct {
 	image    []byte
+	file     *sdk.ImageFile
 	hasImage bool
 	settings []byte
 }
 
 // readUpload reads the multipart body with hard caps: the image to maxImage bytes, the
 // settings to settings.MaxBytes, the whole body to their sum plus slack. It stops
-// reading at the first cap exceeded. Unknown fields are read and ignored.
-func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64) (upload, error) {
+// reading at the first cap exceeded. Unknown fields are read and ignored. The image goes
+// into a file from files when there is one; the caller gives the upload's file back to
+// files, also after an error.
+func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *ImageFiles) (upload, error) {
 	var up upload
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
@@ -96,14 +158,23 @@ func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64) (upload,
 				return up, fault.New(fault.InvalidRequest, "the request has more than one image field; send one image per request")
 			}
 			up.hasImage = true
-			data, over, err := readCapped(part, maxImage)
+			if files != nil && files.capacity >= maxImage {
+				up.file = files.get()
+			}
+			var over bool
+			var err error
+			if up.file != nil {
+				over, err = up.file.Fill(part)
+				up.image = up.file.Bytes()
+			} else {
+				up.image, over, err = readCapped(part, maxImage)
+			}
 			if err != nil {
 				return up, bodyError(err, maxImage)
 			}
 			if over {
 				return up, tooLarge(maxImage, -1)
 			}
-			up.image = data
 		case "settings":
 			data, over, err := readCapped(part, settings.MaxBytes)
 			if err != nil {

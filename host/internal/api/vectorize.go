@@ -63,9 +63,9 @@ func (s *Server) vectorize(c *gin.Context) {
 	// rec records the outcome for the key's usage before the answer goes out, so a client
 	// that reads its usage right after an answer sees it counted.
 	var in, pixels int64
-	rec := func(status int, out int, engineTime time.Duration) {
+	rec := func(status int, out int, engineTime time.Duration) error {
 		if keyID == 0 {
-			return
+			return nil
 		}
 		err := s.Store.RecordRequest(context.WithoutCancel(ctx), keyID, store.Request{
 			Status: status, InputBytes: in, OutputBytes: int64(out), Pixels: pixels,
@@ -74,6 +74,7 @@ func (s *Server) vectorize(c *gin.Context) {
 		if err != nil && s.Logger != nil {
 			s.Logger.Error("cannot record usage", "key", keyName, "error", err)
 		}
+		return err
 	}
 	fail := func(err error) {
 		s.fail(c, err)
@@ -94,7 +95,11 @@ func (s *Server) vectorize(c *gin.Context) {
 	}
 	defer s.Uploads.Give(reserve)
 
-	up, err := readUpload(c.Writer, c.Request, s.Limits.MaxBytes)
+	up, err := readUpload(c.Writer, c.Request, s.Limits.MaxBytes, s.ImageFiles)
+	// The file goes back once the job is over: Do returns only after a started job's
+	// function has, and that function returns only once the engine process is done with
+	// the file or killed.
+	defer s.ImageFiles.put(up.file)
 	if err != nil {
 		fail(err)
 		return
@@ -129,7 +134,11 @@ func (s *Server) vectorize(c *gin.Context) {
 	c.Set(logEngine, res.Engine)
 	c.Set(logTrace, ms(res.Trace))
 	total := time.Since(start)
-	rec(http.StatusOK, len(res.SVG), res.Decode+res.Trace)
+	if err := rec(http.StatusOK, len(res.SVG), res.Decode+res.Trace); err != nil {
+		// A keyed answer that cannot be counted is not given.
+		s.fail(c, fault.Wrap(err, fault.StoreUnavailable, "the usage database cannot be reached, so the request could not be counted; retry shortly"))
+		return
+	}
 	if wantsSVG(c.Request) {
 		h := c.Writer.Header()
 		h.Set("X-Tracecraft-Engine", res.Engine)
@@ -178,7 +187,7 @@ func (s *Server) validate(up upload) (tracing.Job, error) {
 	if err != nil {
 		note(err, "settings")
 	}
-	job := tracing.Job{Image: up.image, Info: info, Settings: set, Catalog: cat}
+	job := tracing.Job{Image: up.image, File: up.file, Info: info, Settings: set, Catalog: cat}
 	if first == nil {
 		return job, nil
 	}

@@ -25,6 +25,7 @@ const (
 	msgEmpty     = "the API key is empty; send a valid, active key, or no key to use the public lane"
 	msgMalformed = `the API key is malformed: keys are "tc_" followed by 32 letters and digits; send a valid, active key`
 	msgInvalid   = "the API key is not a valid, active key"
+	msgStoreDown = "the key database cannot be reached, so the API key cannot be checked; retry shortly, or send no key to use the public lane"
 )
 
 // Keys creates, lists, revokes and verifies API keys kept in a store.
@@ -82,8 +83,11 @@ func (k *Keys) Revoke(ctx context.Context, name string) (store.Key, error) {
 
 // Verify returns the active key plain is, or a *fault.Error with code
 // fault.InvalidAPIKey if plain is empty, malformed (the store is not consulted), unknown
-// or revoked. A failure of the store itself is a fault.Internal error: the client's key
-// may well be valid.
+// or revoked. A failure of the store itself is a fault.StoreUnavailable error: the
+// client's key may well be valid, and it should retry.
+//
+// Every call reads the key from the store; nothing is cached, so a key revoked by any
+// process sharing the store is refused from the next request on.
 func (k *Keys) Verify(ctx context.Context, plain string) (store.Key, error) {
 	if plain == "" {
 		return store.Key{}, fault.New(fault.InvalidAPIKey, msgEmpty)
@@ -98,7 +102,7 @@ func (k *Keys) Verify(ctx context.Context, plain string) (store.Key, error) {
 	case errors.Is(err, store.ErrNotFound):
 		return store.Key{}, fault.Wrap(ErrUnknownKey, fault.InvalidAPIKey, msgInvalid)
 	case err != nil:
-		return store.Key{}, fault.Wrap(err, fault.Internal, "the API key could not be checked; try again")
+		return store.Key{}, fault.Wrap(err, fault.StoreUnavailable, msgStoreDown)
 	case !key.Active():
 		return store.Key{}, fault.Wrap(fmt.Errorf("%w: key %q was revoked at %s", ErrRevokedKey, key.Name, key.RevokedAt.Format(time.RFC3339)),
 			fault.InvalidAPIKey, msgInvalid)

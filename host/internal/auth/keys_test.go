@@ -197,8 +197,8 @@ func TestVerifyWhenTheStoreFails(t *testing.T) {
 	}
 	s.Close()
 	_, err = keys.Verify(context.Background(), plain)
-	if code := fault.Code(err); code != fault.Internal {
-		t.Errorf("Verify with a closed store returned %v (code %s), want code %s: the key may be valid", err, code, fault.Internal)
+	if code := fault.Code(err); code != fault.StoreUnavailable {
+		t.Errorf("Verify with a closed store returned %v (code %s), want code %s: the key may be valid", err, code, fault.StoreUnavailable)
 	}
 }
 

@@ -15,7 +15,9 @@ var errPoolClosed = errors.New("engine generation retired")
 // pool holds the processes of one engine generation. A process runs one job at a time;
 // at most max processes exist, started on demand and kept while idle.
 type pool struct {
+	name   string
 	launch sdk.Launch
+	obs    Observer
 	slots  chan struct{} // one token per job using a process
 	// onDrained runs once the pool is closed and its last process is gone.
 	onDrained func()
@@ -34,8 +36,8 @@ type proc struct {
 	lastUsed time.Time
 }
 
-func newPool(l sdk.Launch, max int) *pool {
-	return &pool{launch: l, slots: make(chan struct{}, max)}
+func newPool(name string, l sdk.Launch, max int, obs Observer) *pool {
+	return &pool{name: name, launch: l, obs: obs, slots: make(chan struct{}, max)}
 }
 
 // adopt adds an already started process as idle (the one that described the engine).
@@ -74,6 +76,7 @@ func (p *pool) get(ctx context.Context) (*proc, error) {
 		}
 		// Died while idle (killed from outside): replace it.
 		p.live--
+		p.obs.ProcessCrashed(p.name)
 		go pr.client.Kill()
 	}
 	p.live++
@@ -89,6 +92,7 @@ func (p *pool) get(ctx context.Context) (*proc, error) {
 		p.checkDrained()
 		return nil, err
 	}
+	p.obs.ProcessStarted(p.name)
 	return &proc{client: c}, nil
 }
 
@@ -147,6 +151,7 @@ func (p *pool) warm() {
 	}
 	p.idle = append(p.idle, &proc{client: c, lastUsed: time.Now()})
 	p.mu.Unlock()
+	p.obs.ProcessStarted(p.name)
 }
 
 // reap ends idle processes unused since before cutoff, keeping at least one process.

@@ -43,6 +43,8 @@ type Config struct {
 	IdleTimeout time.Duration
 	// Logger receives the registry's and the plugins' log lines.
 	Logger hclog.Logger
+	// Observer, if set, hears of process starts and crashes and of every job's time.
+	Observer Observer
 }
 
 // Engine is one loaded generation of an engine binary.
@@ -103,6 +105,9 @@ func New(cfg Config) *Registry {
 	}
 	if cfg.Processes < 1 {
 		cfg.Processes = 1
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = noObserver{}
 	}
 	return &Registry{
 		cfg:     cfg,
@@ -212,6 +217,7 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 		r.removeCopy(exe, path)
 		return fmt.Errorf("handshake failed: %w", err)
 	}
+	r.cfg.Observer.ProcessStarted(name)
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	desc, err := c.Describe(dctx)
 	cancel()
@@ -226,7 +232,7 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 		r.removeCopy(exe, path)
 		return fmt.Errorf("invalid description: %w", err)
 	}
-	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), LoadedAt: time.Now(), pool: newPool(launch, r.cfg.Processes)}
+	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer)}
 	e.pool.onDrained = func() { r.removeCopy(exe, path) }
 	e.pool.adopt(c)
 	r.mu.Lock()
@@ -374,11 +380,11 @@ func (r *Registry) analyzer(prefer []string) string {
 // Chooser picks the engine and the job for an image from its measurement.
 type Chooser func(sdk.Analysis) (engine string, req sdk.TraceRequest, err error)
 
-// AnalyzeAndTrace measures image in a process of the first loaded engine among prefer
+// AnalyzeAndTrace measures the image in a process of the first loaded engine among prefer
 // (or any), lets choose pick the engine and job from the measurement, and traces. When
 // the measuring engine is the one chosen, the same process traces the image it has
 // already decoded. Errors are as for Trace, or choose's own.
-func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image []byte, maxPixels int64, choose Chooser) (sdk.Analysis, Result, error) {
+func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image sdk.AnalyzeRequest, choose Chooser) (sdk.Analysis, Result, error) {
 	var a sdk.Analysis
 	var res Result
 	var chosen string
@@ -387,7 +393,7 @@ func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image [
 	traced := false
 	err := r.call(ctx, r.analyzer(prefer), func(e *Engine, c *sdk.Client) error {
 		var err error
-		if a, err = c.AnalyzeKeep(ctx, image, maxPixels); err != nil {
+		if a, err = c.AnalyzeKeep(ctx, image); err != nil {
 			return err
 		}
 		if chosen, req, chooseErr = choose(a); chooseErr != nil || chosen != e.Desc.Name {
@@ -427,19 +433,25 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *sdk.C
 			}
 			return fault.Wrap(err, fault.EngineUnavailable, "engine %q cannot start; try again later", name)
 		}
+		start := time.Now()
 		err = f(e, pr.client)
+		took := time.Since(start)
 		var engineErr *sdk.Error
 		switch {
 		case err == nil || errors.As(err, &engineErr):
 			e.pool.put(pr)
+			r.cfg.Observer.JobDone(name, took, outcomeOf(err))
 			return err
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 			r.logger.Warn("killing engine process", "engine", name, "pid", pr.client.Pid(), "reason", err)
 			e.pool.discard(pr)
+			r.cfg.Observer.JobDone(name, took, outcomeOf(err))
 			return r.ctxFault(err, name)
 		default:
 			r.logger.Error("engine process crashed", "engine", name, "pid", pr.client.Pid(), "error", err)
 			e.pool.discard(pr)
+			r.cfg.Observer.ProcessCrashed(name)
+			r.cfg.Observer.JobDone(name, took, Crashed)
 			return fault.Wrap(err, fault.EngineCrashed, "engine %q crashed while working on the image; it has been restarted", name)
 		}
 	}

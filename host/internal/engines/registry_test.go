@@ -224,7 +224,7 @@ func TestWatchLoadsANewBinaryAndDropsARemovedOne(t *testing.T) {
 
 func TestAnalyzeUsesAnyLoadedEngine(t *testing.T) {
 	r, _ := setup(t, 1, "beta")
-	a, _, err := r.AnalyzeAndTrace(context.Background(), []string{"alpha", "beta"}, tinyPNG(t), 0,
+	a, _, err := r.AnalyzeAndTrace(context.Background(), []string{"alpha", "beta"}, sdk.AnalyzeRequest{Image: tinyPNG(t)},
 		func(sdk.Analysis) (string, sdk.TraceRequest, error) {
 			return "beta", sdk.TraceRequest{Image: tinyPNG(t)}, nil
 		})
@@ -306,22 +306,22 @@ func TestAnalyzeAndTraceDecodesOnceWhenTheMeasuringEngineIsChosen(t *testing.T) 
 		}
 	}
 	ctx := context.Background()
-	a, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, choose("alpha"))
+	a, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, choose("alpha"))
 	if err != nil || a.Decode <= 0 || res.Engine != "alpha" || res.Decode != 0 || res.Width != 400 {
 		t.Errorf("same engine: %+v / %+v, %v; want one decode, in the analysis", a, res, err)
 	}
-	a, res, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, choose("beta"))
+	a, res, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, choose("beta"))
 	if err != nil || a.Decode <= 0 || res.Engine != "beta" || res.Decode <= 0 {
 		t.Errorf("other engine: %+v / %+v, %v; want a decode in each", a, res, err)
 	}
 	wantErr := errors.New("no choice")
-	_, _, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, func(sdk.Analysis) (string, sdk.TraceRequest, error) {
+	_, _, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, func(sdk.Analysis) (string, sdk.TraceRequest, error) {
 		return "", sdk.TraceRequest{}, wantErr
 	})
 	if !errors.Is(err, wantErr) {
 		t.Errorf("chooser error: got %v", err)
 	}
-	if _, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, data, 0, choose("alpha")); err != nil || res.Engine != "alpha" {
+	if _, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, choose("alpha")); err != nil || res.Engine != "alpha" {
 		t.Errorf("after a chooser error the engine still serves: %+v, %v", res, err)
 	}
 }

@@ -28,6 +28,7 @@ const (
 	JobTimeout        = "job_timeout"
 	EngineCrashed     = "engine_crashed"
 	EngineUnavailable = "engine_unavailable"
+	StoreUnavailable  = "store_unavailable" // the key and usage database cannot be reached
 	OutputTooLarge    = sdk.CodeOutputTooLarge
 	NotFound          = "not_found"
 	MethodNotAllowed  = "method_not_allowed"

@@ -109,8 +109,12 @@ type Usage struct {
 
 // Store keeps API keys and their usage. Implementations are safe for concurrent use, and
 // several processes may use the same database at once: nothing is cached, so a change
-// made by one is seen by the next call of another.
+// made by one (a revocation, say) is seen by the next call of another.
 type Store interface {
+	// Dialect names the implementation: SQLite or Postgres.
+	Dialect() string
+	// Ping returns nil if the database answers a query, for health checks.
+	Ping(ctx context.Context) error
 	// CreateKey stores a new key under name with the hash and prefix of its secret. It
 	// returns ErrNameTaken if a key of that name exists, revoked or not, and an error
 	// from ValidName if the name is invalid.

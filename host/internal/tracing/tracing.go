@@ -54,6 +54,9 @@ type Result struct {
 type Job struct {
 	// Image is the uploaded file.
 	Image []byte
+	// File, when set, is the ImageFile whose content Image is: plugins map it instead of
+	// receiving a copy.
+	File *sdk.ImageFile
 	// Info is what imagecheck.Check read from the image's header.
 	Info imagecheck.Info
 	// Settings were validated against Catalog, which also resolves them, so that the
@@ -71,7 +74,7 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 		defer cancel()
 	}
 	var res Result
-	image, set, cat := job.Image, job.Settings, job.Catalog
+	image, file, set, cat := job.Image, job.File, job.Settings, job.Catalog
 	var r settings.Resolved
 	var out engines.Result
 	var err error
@@ -79,18 +82,19 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 		// The engine measuring the image traces it too when it is the one chosen, without
 		// decoding it again: the header's hint names the likeliest.
 		var a sdk.Analysis
-		a, out, err = s.Engines.AnalyzeAndTrace(ctx, selector.LikelyEngines(image, job.Info), image, s.MaxPixels,
+		a, out, err = s.Engines.AnalyzeAndTrace(ctx, selector.LikelyEngines(image, job.Info),
+			sdk.AnalyzeRequest{Image: image, File: file, MaxPixels: s.MaxPixels},
 			func(a sdk.Analysis) (string, sdk.TraceRequest, error) {
 				var err error
 				r, err = settings.Resolve(set, cat, selector.Choose(a.Features))
-				return r.Engine, sdk.TraceRequest{Image: image, Params: r.Params, MaxPixels: s.MaxPixels}, err
+				return r.Engine, sdk.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels}, err
 			})
 		res.Analyze = a.Took - a.Decode
 		res.Decode = a.Decode
 	} else {
 		r, err = settings.Resolve(set, cat, "")
 		if err == nil {
-			out, err = s.Engines.Trace(ctx, r.Engine, sdk.TraceRequest{Image: image, Params: r.Params, MaxPixels: s.MaxPixels})
+			out, err = s.Engines.Trace(ctx, r.Engine, sdk.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels})
 		}
 	}
 	if err != nil {

@@ -12,6 +12,13 @@ import (
 // errClosed is returned by calls on a closed Store.
 var errClosed = errors.New("postgres: store is closed")
 
+// pingAfter is how long a connection may sit idle before it is pinged on its next use. A
+// connection idle for a while may have been cut (the server restarted, a proxy or
+// firewall dropped it); pinging it first costs one round trip and means the first request
+// after a database outage does not fail on a dead connection. A connection in steady use
+// is not pinged.
+const pingAfter = time.Second
+
 // pool is a small connection pool over pgx.Conn: at most cap(slots) connections, opened
 // on demand and kept while healthy. (pgxpool, and the stdlib driver that imports it, need
 // a module go.sum does not list; the store needs nothing more than this.)
@@ -21,8 +28,14 @@ type pool struct {
 	slots chan struct{}
 
 	mu     sync.Mutex
-	idle   []*pgx.Conn
+	idle   []idleConn
 	closed bool
+}
+
+// idleConn is a pooled connection and when it was released.
+type idleConn struct {
+	c     *pgx.Conn
+	since time.Time
 }
 
 func newPool(cfg *pgx.ConnConfig, size int) *pool {
@@ -39,19 +52,30 @@ func (p *pool) acquire(ctx context.Context) (*pgx.Conn, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
-		<-p.slots
-		return nil, errClosed
-	}
-	if n := len(p.idle); n > 0 {
-		c := p.idle[n-1]
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			<-p.slots
+			return nil, errClosed
+		}
+		n := len(p.idle)
+		if n == 0 {
+			p.mu.Unlock()
+			break
+		}
+		ic := p.idle[n-1]
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
-		return c, nil
+		if time.Since(ic.since) < pingAfter || ic.c.Ping(ctx) == nil {
+			return ic.c, nil
+		}
+		closeConn(ic.c)
+		if err := ctx.Err(); err != nil {
+			<-p.slots
+			return nil, err
+		}
 	}
-	p.mu.Unlock()
 	c, err := pgx.ConnectConfig(ctx, p.cfg)
 	if err != nil {
 		<-p.slots
@@ -67,7 +91,7 @@ func (p *pool) release(c *pgx.Conn) {
 	healthy := !c.IsClosed() && !c.PgConn().IsBusy() && c.PgConn().TxStatus() == 'I'
 	p.mu.Lock()
 	if healthy && !p.closed {
-		p.idle = append(p.idle, c)
+		p.idle = append(p.idle, idleConn{c, time.Now()})
 		p.mu.Unlock()
 		return
 	}
@@ -91,8 +115,8 @@ func (p *pool) close() {
 	idle := p.idle
 	p.idle, p.closed = nil, true
 	p.mu.Unlock()
-	for _, c := range idle {
-		closeConn(c)
+	for _, ic := range idle {
+		closeConn(ic.c)
 	}
 }
 

@@ -4,9 +4,9 @@
 // Tables live in the first schema of the connection's search_path, which a DSN may set
 // (postgres://...?search_path=tracecraft). Counts are added in SQL with
 // INSERT ... ON CONFLICT DO UPDATE SET x = x + excluded.x, so concurrent requests, from
-// any number of processes, are all counted; RecordRequest first updates the key's row,
-// which serializes the requests of one key and fixes the order locks are taken in, so
-// its transactions never deadlock.
+// any number of processes, are all counted; RecordRequest is one statement (see
+// recordSQL) that first updates the key's row, which serializes the requests of one key
+// and fixes the order locks are taken in, so its writes never deadlock.
 package postgres
 
 import (
@@ -14,10 +14,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"net"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/store/internal/migrate"
@@ -25,6 +28,16 @@ import (
 
 // PoolSize is the most connections one Store opens.
 const PoolSize = 8
+
+// ConnectTimeout bounds opening a connection when the DSN sets no connect_timeout, so
+// that a database host that has gone silent fails requests quickly rather than holding
+// them.
+const ConnectTimeout = 3 * time.Second
+
+// OpTimeout bounds every call of a Store but Open, waiting for a connection included:
+// when the database is unreachable, callers get an error within it, whatever their own
+// context allows. (Open's migration may wait longer for another process's.)
+const OpTimeout = 5 * time.Second
 
 // migrationLock is the pg_advisory_xact_lock key that serializes schema migrations of
 // processes opening the database at once ("tracecraft" in ASCII, truncated).
@@ -47,12 +60,16 @@ type Store struct {
 var _ store.Store = (*Store)(nil)
 
 // Open connects to the database a postgres:// URL (or key=value DSN) names and creates
-// or migrates the schema. Several processes may open the same database at once.
+// or migrates the schema. Several processes may open the same database at once. If the
+// server cannot be reached, the error wraps store.ErrUnavailable.
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		// pgx's parse errors leave the password out.
 		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = ConnectTimeout
 	}
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "tracecraft"
@@ -60,9 +77,20 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	s := &Store{pool: newPool(cfg, PoolSize)}
 	if err := s.pool.with(ctx, migrateSchema(ctx)); err != nil {
 		s.pool.close()
+		if unreachable(err) {
+			return nil, fmt.Errorf("postgres: %w: %w", store.ErrUnavailable, err)
+		}
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	return s, nil
+}
+
+// unreachable reports whether err is a failure to reach the server (refused, timed out,
+// cut off) rather than one the server answered with.
+func unreachable(err error) bool {
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	return errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // migrateSchema applies the embedded migrations the database lacks, in one transaction
@@ -94,6 +122,26 @@ func (t pgTx) Exec(ctx context.Context, q string) error {
 func (t pgTx) Version(ctx context.Context) (v int, err error) {
 	err = t.tx.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&v)
 	return v, err
+}
+
+// do runs fn on a pooled connection, within OpTimeout.
+func (s *Store) do(ctx context.Context, fn func(context.Context, *pgx.Conn) error) error {
+	ctx, cancel := context.WithTimeout(ctx, OpTimeout)
+	defer cancel()
+	return s.pool.with(ctx, func(c *pgx.Conn) error { return fn(ctx, c) })
+}
+
+// Dialect implements store.Store.
+func (s *Store) Dialect() string { return store.Postgres }
+
+// Ping implements store.Store: one round trip on a pooled connection, which proves the
+// server reachable and the pool able to connect.
+func (s *Store) Ping(ctx context.Context) error {
+	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error { return c.Ping(ctx) })
+	if err != nil {
+		return fmt.Errorf("postgres: ping: %w", err)
+	}
+	return nil
 }
 
 const keyColumns = `id, name, prefix, created_at, last_used_at, revoked_at`
@@ -130,7 +178,7 @@ func (s *Store) CreateKey(ctx context.Context, name, hash, prefix string, at tim
 		return store.Key{}, errors.New("postgres: create key: empty hash or prefix")
 	}
 	var k store.Key
-	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		var err error
 		// A concurrent insert of the same name makes ON CONFLICT wait for it, then do
 		// nothing: exactly one creation wins.
@@ -152,7 +200,7 @@ func (s *Store) CreateKey(ctx context.Context, name, hash, prefix string, at tim
 // KeyByHash implements store.Store.
 func (s *Store) KeyByHash(ctx context.Context, hash string) (store.Key, error) {
 	var k store.Key
-	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		var err error
 		k, err = scanKey(c.QueryRow(ctx, `SELECT `+keyColumns+` FROM keys WHERE hash = $1`, hash))
 		return err
@@ -170,7 +218,7 @@ func (s *Store) KeyByHash(ctx context.Context, hash string) (store.Key, error) {
 // whatever the database's locale.
 func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
 	keys := []store.Key{}
-	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		rows, err := c.Query(ctx, `SELECT `+keyColumns+` FROM keys ORDER BY name COLLATE "C"`)
 		if err != nil {
 			return err
@@ -194,7 +242,7 @@ func (s *Store) ListKeys(ctx context.Context) ([]store.Key, error) {
 // RevokeKey implements store.Store.
 func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) (store.Key, error) {
 	var k store.Key
-	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		var err error
 		k, err = scanKey(c.QueryRow(ctx,
 			`UPDATE keys SET revoked_at = COALESCE(revoked_at, $1) WHERE name = $2 RETURNING `+keyColumns,
@@ -210,6 +258,33 @@ func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) (store
 	return k, nil
 }
 
+// recordSQL adds one request to a key's usage in one statement, so one round trip and
+// one implicit transaction: it moves the key's last use forward (GREATEST ignores NULL,
+// so a first use sets it), adds to the day's row, and, for a failure, to the day's row
+// of its status. Each step feeds the next, so they take their row locks in that order,
+// always the key's first: writes of one key queue behind each other and never deadlock.
+// It returns 0 for an unknown key, having written nothing.
+const recordSQL = `
+WITH k AS (
+	UPDATE keys SET last_used_at = GREATEST(last_used_at, $2) WHERE id = $1 RETURNING id
+), d AS (
+	INSERT INTO usage_days AS d (key_id, day, requests, successes, input_bytes, output_bytes, pixels, engine_ms)
+	SELECT id, $3, 1, $4::bigint, $5, $6, $7, $8 FROM k
+	ON CONFLICT (key_id, day) DO UPDATE SET
+		requests     = d.requests     + excluded.requests,
+		successes    = d.successes    + excluded.successes,
+		input_bytes  = d.input_bytes  + excluded.input_bytes,
+		output_bytes = d.output_bytes + excluded.output_bytes,
+		pixels       = d.pixels       + excluded.pixels,
+		engine_ms    = d.engine_ms    + excluded.engine_ms
+	RETURNING key_id
+), f AS (
+	INSERT INTO usage_failures AS f (key_id, day, status, count)
+	SELECT key_id, $3, $9, 1 FROM d WHERE $4::bigint = 0
+	ON CONFLICT (key_id, day, status) DO UPDATE SET count = f.count + excluded.count
+)
+SELECT count(*) FROM k`
+
 // RecordRequest implements store.Store.
 func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request) error {
 	r, err := r.Normalized()
@@ -220,41 +295,14 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 	if r.Success() {
 		success = 1
 	}
-	day := date(r.Day)
-	err = s.pool.with(ctx, func(c *pgx.Conn) error {
-		return pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-			// GREATEST ignores NULL, so a first use sets the time.
-			tag, err := tx.Exec(ctx, `UPDATE keys SET last_used_at = GREATEST(last_used_at, $2) WHERE id = $1`, keyID, r.At)
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return store.ErrNotFound
-			}
-			if _, err := tx.Exec(ctx,
-				`INSERT INTO usage_days AS d (key_id, day, requests, successes, input_bytes, output_bytes, pixels, engine_ms)
-				 VALUES ($1, $2, 1, $3, $4, $5, $6, $7)
-				 ON CONFLICT (key_id, day) DO UPDATE SET
-				   requests     = d.requests     + excluded.requests,
-				   successes    = d.successes    + excluded.successes,
-				   input_bytes  = d.input_bytes  + excluded.input_bytes,
-				   output_bytes = d.output_bytes + excluded.output_bytes,
-				   pixels       = d.pixels       + excluded.pixels,
-				   engine_ms    = d.engine_ms    + excluded.engine_ms`,
-				keyID, day, success, r.InputBytes, r.OutputBytes, r.Pixels, r.EngineMillis); err != nil {
-				return err
-			}
-			if success == 0 {
-				if _, err := tx.Exec(ctx,
-					`INSERT INTO usage_failures AS f (key_id, day, status, count) VALUES ($1, $2, $3, 1)
-					 ON CONFLICT (key_id, day, status) DO UPDATE SET count = f.count + excluded.count`,
-					keyID, day, r.Status); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+	var found int
+	err = s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
+		return c.QueryRow(ctx, recordSQL, keyID, r.At, date(r.Day), success,
+			r.InputBytes, r.OutputBytes, r.Pixels, r.EngineMillis, r.Status).Scan(&found)
 	})
+	if err == nil && found == 0 {
+		err = store.ErrNotFound
+	}
 	if err != nil {
 		return fmt.Errorf("postgres: record request of key %d: %w", keyID, err)
 	}
@@ -271,7 +319,7 @@ func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]stor
 		return nil, err
 	}
 	days := []store.Usage{}
-	err := s.pool.with(ctx, func(c *pgx.Conn) error {
+	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		rows, err := c.Query(ctx,
 			`SELECT d.day, d.requests, d.successes, d.input_bytes, d.output_bytes, d.pixels, d.engine_ms, f.status, f.count
 			 FROM usage_days d

@@ -2,103 +2,21 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
-	"os"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/store/postgres"
+	"github.com/tracecraft/tracecraft/host/internal/store/postgres/pgtest"
 	"github.com/tracecraft/tracecraft/host/internal/store/storetest"
 )
 
-// defaultDSN is the server the tests use unless TRACECRAFT_TEST_POSTGRES names another.
-const defaultDSN = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
-
-var (
-	reachOnce sync.Once
-	reachErr  error
-)
-
-// serverDSN returns the test server's DSN, skipping the test if the server cannot be
-// reached, or failing it when the CI environment variable is set.
-func serverDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("TRACECRAFT_TEST_POSTGRES")
-	if dsn == "" {
-		dsn = defaultDSN
-	}
-	reachOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, dsn)
-		if err == nil {
-			err = c.Ping(ctx)
-			c.Close(ctx)
-		}
-		reachErr = err
-	})
-	if reachErr != nil {
-		msg := "PostgreSQL is not reachable at " + redact(dsn) + " (set TRACECRAFT_TEST_POSTGRES to another server): " + reachErr.Error()
-		if os.Getenv("CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	return dsn
-}
-
-// redact hides the password of a URL DSN.
-func redact(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		return u.Redacted()
-	}
-	return dsn
-}
-
-// freshSchema creates a uniquely named schema, dropped when the test ends, and returns a
-// DSN whose search_path puts the store's tables in it.
-func freshSchema(t *testing.T) string {
-	t.Helper()
-	dsn := serverDSN(t)
-	b := make([]byte, 6)
-	rand.Read(b)
-	schema := "tc_test_" + hex.EncodeToString(b)
-	admin(t, dsn, "CREATE SCHEMA "+schema)
-	t.Cleanup(func() { admin(t, dsn, "DROP SCHEMA "+schema+" CASCADE") })
-	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return dsn + " search_path=" + schema
-}
-
-// admin runs one statement on its own connection.
-func admin(t *testing.T, dsn, sql string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	c, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", redact(dsn), err)
-	}
-	defer c.Close(ctx)
-	if _, err := c.Exec(ctx, sql); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
-}
-
 func openFresh(t *testing.T) store.Store {
 	t.Helper()
-	s, err := postgres.Open(context.Background(), freshSchema(t))
+	s, err := postgres.Open(context.Background(), pgtest.FreshSchema(t))
 	if err != nil {
 		t.Fatalf("Open failed: %v", err)
 	}
@@ -108,19 +26,19 @@ func openFresh(t *testing.T) store.Store {
 }
 
 func TestStore(t *testing.T) {
-	serverDSN(t) // skips (or fails in CI) once, not in every test of the suite
+	pgtest.Require(t) // skips (or fails in CI) once, not in every test of the suite
 	storetest.Run(t, openFresh)
 }
 
 func TestStoreOpenDispatchesPostgresURLs(t *testing.T) {
-	dsn := freshSchema(t)
+	dsn := pgtest.FreshSchema(t)
 	for _, d := range []string{dsn, "postgresql://" + strings.TrimPrefix(dsn, "postgres://")} {
 		s, err := store.Open(context.Background(), d, t.TempDir())
 		if err != nil {
-			t.Fatalf("store.Open(%s) failed: %v", redact(d), err)
+			t.Fatalf("store.Open(%s) failed: %v", pgtest.Redact(d), err)
 		}
 		if _, ok := s.(*postgres.Store); !ok {
-			t.Errorf("store.Open(%s) returned a %T, want *postgres.Store", redact(d), s)
+			t.Errorf("store.Open(%s) returned a %T, want *postgres.Store", pgtest.Redact(d), s)
 		}
 		s.Close()
 	}
@@ -128,7 +46,7 @@ func TestStoreOpenDispatchesPostgresURLs(t *testing.T) {
 
 func TestReopenKeepsEverything(t *testing.T) {
 	ctx := context.Background()
-	dsn := freshSchema(t)
+	dsn := pgtest.FreshSchema(t)
 	at := time.Date(2024, 3, 9, 12, 0, 0, 0, time.UTC)
 	s, err := postgres.Open(ctx, dsn)
 	if err != nil {
@@ -157,13 +75,13 @@ func TestReopenKeepsEverything(t *testing.T) {
 
 func TestOpenRefusesANewerSchema(t *testing.T) {
 	ctx := context.Background()
-	dsn := freshSchema(t)
+	dsn := pgtest.FreshSchema(t)
 	s, err := postgres.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
-	admin(t, dsn, "UPDATE schema_version SET version = 999")
+	pgtest.Exec(t, dsn, "UPDATE schema_version SET version = 999")
 	if s, err := postgres.Open(ctx, dsn); err == nil {
 		s.Close()
 		t.Errorf("Open of a database with schema version 999 succeeded, want an error")
@@ -171,7 +89,7 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 }
 
 func TestConcurrentOpensOfAnEmptySchemaAllSucceed(t *testing.T) {
-	dsn := freshSchema(t)
+	dsn := pgtest.FreshSchema(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 6)
 	for range 6 {
@@ -204,5 +122,86 @@ func TestOpenOfAnUnreachableServerFails(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "secret") {
 		t.Errorf("the error shows the password: %v", err)
+	}
+}
+
+func TestStoreFailsFastWhileTheServerIsUnreachableAndRecovers(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.FreshSchema(t)
+	proxy := pgtest.NewProxy(t, dsn)
+	s, err := postgres.Open(ctx, pgtest.WithHost(t, dsn, proxy.Addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	at := time.Date(2024, 3, 9, 12, 0, 0, 0, time.UTC)
+	k, err := s.CreateKey(ctx, "alice", "h", "tc_abcd", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping of a reachable server failed: %v", err)
+	}
+
+	proxy.Cut()
+	calls := []struct {
+		name string
+		call func() error
+	}{
+		{"Ping", func() error { return s.Ping(ctx) }},
+		{"KeyByHash", func() error { _, err := s.KeyByHash(ctx, "h"); return err }},
+		{"RecordRequest", func() error { return s.RecordRequest(ctx, k.ID, store.Request{Status: 200, At: at}) }},
+	}
+	for _, c := range calls {
+		start := time.Now()
+		err := c.call()
+		if err == nil || errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s with the server unreachable returned %v, want a connection error", c.name, err)
+		}
+		if d := time.Since(start); d > postgres.OpTimeout+time.Second {
+			t.Errorf("%s with the server unreachable took %v, want at most OpTimeout (%v)", c.name, d, postgres.OpTimeout)
+		}
+	}
+
+	proxy.Restore(t)
+	// The first calls after the outage succeed: no dead pooled connection is used.
+	for _, c := range calls {
+		if err := c.call(); err != nil {
+			t.Errorf("%s after the server came back failed: %v", c.name, err)
+		}
+	}
+	u, err := s.Usage(ctx, k.ID, "2024-03-09", "2024-03-09")
+	if err != nil || len(u) != 1 || u[0].Requests != 1 {
+		t.Errorf("Usage after the outage is %+v, %v; want the one request recorded after it", u, err)
+	}
+}
+
+func TestDialectIsPostgres(t *testing.T) {
+	if got := openFresh(t).Dialect(); got != store.Postgres {
+		t.Errorf("Dialect() = %q, want %q", got, store.Postgres)
+	}
+}
+
+func TestOpenOfAnUnreachableServerWrapsErrUnavailable(t *testing.T) {
+	s, err := postgres.Open(context.Background(), "postgres://postgres@127.0.0.1:1/test?sslmode=disable")
+	if err == nil {
+		s.Close()
+		t.Fatal("Open of an unreachable server succeeded")
+	}
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Open of an unreachable server returned %v, want an error wrapping store.ErrUnavailable", err)
+	}
+}
+
+func TestOpenOfANewerSchemaIsNotUnavailable(t *testing.T) {
+	dsn := pgtest.FreshSchema(t)
+	s, err := postgres.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	pgtest.Exec(t, dsn, "UPDATE schema_version SET version = 999")
+	if _, err := postgres.Open(context.Background(), dsn); err == nil || errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Open of a newer schema returned %v, want an error that is not ErrUnavailable (retrying cannot fix it)", err)
 	}
 }

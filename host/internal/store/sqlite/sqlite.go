@@ -368,6 +368,18 @@ func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]stor
 	return days, nil
 }
 
+// Dialect implements store.Store.
+func (s *Store) Dialect() string { return store.SQLite }
+
+// Ping implements store.Store: a query on the read pool, which finds a file that was
+// removed or became unreadable.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.r.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_version`).Scan(new(int)); err != nil {
+		return fmt.Errorf("sqlite: ping: %w", err)
+	}
+	return nil
+}
+
 // Close closes both connection pools.
 func (s *Store) Close() error {
 	return errors.Join(s.w.Close(), s.r.Close())

@@ -33,6 +33,7 @@ var tests = []struct {
 	name string
 	run  func(t *testing.T, s store.Store)
 }{
+	{"Ping answers and Dialect names a known dialect", testPing},
 	{"CreateKey returns the stored key, active and never used", testCreateKey},
 	{"CreateKey refuses a name already taken, even by a revoked key", testCreateKeyNameTaken},
 	{"CreateKey refuses an invalid name", testCreateKeyInvalidName},
@@ -615,5 +616,14 @@ func testCancelled(t *testing.T, s store.Store) {
 	}
 	if !got.Active() || !got.LastUsedAt.IsZero() {
 		t.Errorf("calls with a cancelled context changed the key: %+v", got)
+	}
+}
+
+func testPing(t *testing.T, s store.Store) {
+	if err := s.Ping(context.Background()); err != nil {
+		t.Errorf("Ping of an open store failed: %v", err)
+	}
+	if d := s.Dialect(); d != store.SQLite && d != store.Postgres {
+		t.Errorf("Dialect() = %q, want %q or %q", d, store.SQLite, store.Postgres)
 	}
 }

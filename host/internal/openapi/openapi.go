@@ -1,0 +1,502 @@
+// Package openapi builds the service's OpenAPI 3.1 document: every route, request and
+// response body and error code. The settings of each engine are described from the same
+// descriptors the plugins give and /api/schema shows, so an engine installed while the
+// service runs appears in the next document.
+package openapi
+
+import (
+	"fmt"
+	"mime"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/sdk"
+)
+
+// Version is the OpenAPI version of the document.
+const Version = "3.1.0"
+
+// Service is what the document describes beyond its fixed routes.
+type Service struct {
+	// APIVersion is the version of the HTTP API.
+	APIVersion string
+	// Catalog holds the installed engines and the presets.
+	Catalog settings.Catalog
+	// MaxBytes and MaxPixels bound an uploaded image.
+	MaxBytes, MaxPixels int64
+	// StatusOf maps an error code to its HTTP status: the api package's mapping, so the
+	// document groups codes exactly as the service answers them.
+	StatusOf func(code string) int
+	// Pages are the URL paths of the web page and its assets, answered to GET and HEAD.
+	Pages []string
+}
+
+// obj is a JSON object of the document.
+type obj = map[string]any
+
+// ref points at a component.
+func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/" + name} }
+
+// ParamsSchema is the component name of the schema of an engine's parameters.
+func ParamsSchema(engine string) string { return "EngineParams." + engine }
+
+// codeHelp says in a few words when each error code is answered.
+var codeHelp = map[string]string{
+	fault.MissingImage:      "the request has no image file field, or is not multipart/form-data",
+	fault.EmptyImage:        "the image file is empty",
+	fault.UnsupportedFormat: "the file is not a PNG, JPEG, WebP, BMP or TIFF image",
+	fault.CorruptImage:      "the image data cannot be decoded",
+	fault.TruncatedImage:    "the data stops before the image does",
+	fault.ImageTooLarge:     "the file is larger than the upload limit",
+	fault.TooManyPixels:     "width times height is over the pixel limit",
+	fault.InvalidSettings:   "the settings are not a valid JSON object for the installed engines; details lists every problem",
+	fault.InvalidRequest:    "the request cannot be parsed (a broken multipart body, a bad date range)",
+	fault.InvalidAPIKey:     "the X-API-Key header is empty, malformed, unknown or revoked",
+	fault.MissingAPIKey:     "the endpoint needs an X-API-Key header",
+	fault.QueueFull:         "the lane's queue is full, or the upload memory budget is spent; retry after Retry-After seconds",
+	fault.JobTimeout:        "the job passed the job time limit and was stopped",
+	fault.EngineUnavailable: "the engine needed is not installed or cannot start",
+	fault.StoreUnavailable:  "the key and usage database cannot be reached; retry shortly",
+	fault.EngineCrashed:     "the engine process crashed on the image; it has been restarted",
+	fault.OutputTooLarge:    "the SVG is over the engine's output limit",
+	fault.Internal:          "an unexpected failure in the service",
+}
+
+// vectorizeCodes are the error codes POST /api/vectorize answers with.
+var vectorizeCodes = []string{
+	fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
+	fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest, fault.InvalidAPIKey,
+	fault.QueueFull, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
+	fault.OutputTooLarge, fault.Internal,
+}
+
+// Document returns the OpenAPI document of the service as it is now, ready to be
+// encoded as JSON.
+func Document(s Service) obj {
+	paths := obj{
+		"/api/vectorize": obj{"post": s.vectorizeOp()},
+		"/api/schema": obj{"get": s.op("getSchema", "Every engine's parameters, the engine lists and the presets",
+			"The parameter descriptors of every installed engine, stable engines first (auto in its place), "+
+				"then experimental ones, and the presets.",
+			jsonContent(ref("schemas", "Schema")), nil)},
+		"/api/health": obj{"get": s.op("getHealth", "Service status, lanes and engines",
+			"ok, or degraded when an engine failed to load or none is installed; the lanes' workers and queues; "+
+				"each engine's processes.",
+			jsonContent(ref("schemas", "Health")), nil)},
+		"/api/usage": obj{"get": s.usageOp()},
+		"/llms.txt": obj{"get": s.op("getLlmsTxt", "A plain-text summary of the service for programs and people",
+			"", obj{"text/plain": obj{"schema": obj{"type": "string"}}}, nil)},
+		"/api/openapi.json": obj{"get": s.op("getOpenAPI", "This document",
+			"The OpenAPI document of the service as it runs now, with the parameters of every installed engine.",
+			jsonContent(obj{"type": "object", "required": []string{"openapi", "info", "paths"}}), nil)},
+		"/metrics": obj{"get": s.op("getMetrics", "Metrics in the Prometheus text format",
+			"Requests by route, status and lane; job durations, process starts, crashes and timeouts by engine; "+
+				"queue depth and busy workers by lane; body bytes in and out.",
+			obj{"text/plain": obj{"schema": obj{"type": "string"}}}, nil)},
+	}
+	for _, p := range s.Pages {
+		paths[p] = pageItem(p)
+	}
+	return obj{
+		"openapi": Version,
+		"info": obj{
+			"title":   "Tracecraft",
+			"version": s.APIVersion,
+			"summary": "Bitmap-to-SVG tracing service",
+			"description": "Upload a PNG, JPEG, WebP, BMP or TIFF image and get back an SVG traced by one of several engines. " +
+				"Every error is a JSON body {\"error\":{\"code\",\"message\",\"details\"}}; a path that does not exist is " +
+				"404 not_found and a method a path does not accept is 405 method_not_allowed, with the same body. " +
+				"Every response carries X-Request-Id and X-Tracecraft-Version.",
+		},
+		"paths": paths,
+		"components": obj{
+			"schemas":         s.schemas(),
+			"headers":         headers(),
+			"securitySchemes": obj{"apiKey": obj{"type": "apiKey", "in": "header", "name": "X-API-Key", "description": "An API key: tc_ followed by 32 letters and digits, issued by the operator."}},
+		},
+	}
+}
+
+// pageItem describes a path of the web page: a file answered to GET and HEAD, with
+// ETag revalidation.
+func pageItem(p string) obj {
+	ctype := "text/html"
+	if ext := path.Ext(p); ext == ".js" {
+		ctype = "text/javascript"
+	} else if t := mime.TypeByExtension(ext); t != "" {
+		ctype, _, _ = strings.Cut(t, ";")
+	} else if ext != "" {
+		ctype = "application/octet-stream"
+	}
+	what := "An asset of the web page (its name holds its content's hash, so it is cached for a year)"
+	if p == "/" {
+		what = "The web page: trace an image by hand through this API"
+	}
+	op := func(method string) obj {
+		return obj{
+			"operationId": method + "Page" + strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(p),
+			"summary":     what,
+			"tags":        []string{"web page"},
+			"responses": obj{
+				"200": obj{"description": what + ".", "headers": commonHeaders(), "content": obj{ctype: obj{"schema": obj{"type": "string"}}}},
+				"304": obj{"description": "Not modified: If-None-Match holds the current ETag.", "headers": commonHeaders()},
+			},
+		}
+	}
+	return obj{"get": op("get"), "head": op("head")}
+}
+
+func jsonContent(schema obj) obj { return obj{"application/json": obj{"schema": schema}} }
+
+// commonHeaders are the headers of every response.
+func commonHeaders() obj {
+	return obj{"X-Request-Id": ref("headers", "RequestId"), "X-Tracecraft-Version": ref("headers", "Version")}
+}
+
+func headers() obj {
+	str := obj{"type": "string"}
+	return obj{
+		"RequestId":  obj{"description": "The request's id: the client's X-Request-Id if it is 1 to 64 of A-Z a-z 0-9 . _ -, else a new one.", "schema": str},
+		"Version":    obj{"description": "The API version.", "schema": str},
+		"RetryAfter": obj{"description": "Seconds to wait before retrying, 1 to 3600.", "required": true, "schema": obj{"type": "integer", "minimum": 1, "maximum": 3600}},
+		"Engine":     obj{"description": "With Accept: image/svg+xml: the engine that traced the image.", "schema": str},
+		"EngineVersion": obj{"description": "With Accept: image/svg+xml: the version of the engine plugin.",
+			"schema": str},
+		"Preset":       obj{"description": "With Accept: image/svg+xml: the preset applied, if any.", "schema": str},
+		"OriginalSize": obj{"description": "With Accept: image/svg+xml: the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
+	}
+}
+
+// op describes a GET operation that answers 200 with content, or an error.
+func (s Service) op(id, summary, description string, content obj, extraCodes []string) obj {
+	o := obj{"operationId": id, "summary": summary}
+	if description != "" {
+		o["description"] = description
+	}
+	responses := s.errorResponses(append(slices.Clone(extraCodes), fault.Internal))
+	responses["200"] = obj{"description": summary + ".", "headers": commonHeaders(), "content": content}
+	o["responses"] = responses
+	return o
+}
+
+// errorResponses describes the error answers carrying codes, one response per status
+// with the codes it can hold.
+func (s Service) errorResponses(codes []string) obj {
+	byStatus := map[int][]string{}
+	for _, c := range codes {
+		st := s.StatusOf(c)
+		byStatus[st] = append(byStatus[st], c)
+	}
+	out := obj{}
+	for st, cs := range byStatus {
+		var lines []string
+		for _, c := range cs {
+			if help, ok := codeHelp[c]; ok {
+				c += ": " + help
+			}
+			lines = append(lines, "- "+c)
+		}
+		h := commonHeaders()
+		if slices.Contains(cs, fault.QueueFull) {
+			h["Retry-After"] = ref("headers", "RetryAfter")
+		}
+		out[fmt.Sprint(st)] = obj{
+			"description": "Error codes:\n" + strings.Join(lines, "\n"),
+			"headers":     h,
+			"content": jsonContent(obj{"allOf": []any{ref("schemas", "Error"), obj{
+				"properties": obj{"error": obj{"properties": obj{"code": obj{"enum": cs}}}},
+			}}}),
+		}
+	}
+	return out
+}
+
+func (s Service) vectorizeOp() obj {
+	mb := float64(s.MaxBytes) / (1 << 20)
+	mp := float64(s.MaxPixels) / 1e6
+	responses := s.errorResponses(vectorizeCodes)
+	h := commonHeaders()
+	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
+		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize"} {
+		h[name] = ref("headers", c)
+	}
+	responses["200"] = obj{
+		"description": "The traced SVG: as JSON, or bare with Accept: image/svg+xml (without application/json).",
+		"headers":     h,
+		"content": obj{
+			"application/json": obj{"schema": ref("schemas", "VectorizeResult")},
+			"image/svg+xml":    obj{"schema": obj{"type": "string"}},
+		},
+	}
+	return obj{
+		"operationId": "vectorize",
+		"summary":     "Trace a bitmap image into an SVG",
+		"description": "Without a key the job runs on the public lane; with a valid X-API-Key on the keyed lane, and counts " +
+			"in the key's usage. A full queue is answered 429 before the body is read. Send Accept: image/svg+xml for " +
+			"the bare SVG.",
+		"security": []any{obj{}, obj{"apiKey": []string{}}},
+		"requestBody": obj{
+			"required": true,
+			"content": obj{"multipart/form-data": obj{
+				"schema": obj{
+					"type":     "object",
+					"required": []string{"image"},
+					"properties": obj{
+						"image": obj{"type": "string", "contentMediaType": "application/octet-stream",
+							"description": fmt.Sprintf("The image file: PNG, JPEG, WebP, BMP or TIFF, at most %d bytes (%g MiB) and %g megapixels. "+
+								"The format is read from the bytes, never from the file name or Content-Type.", s.MaxBytes, mb, mp)},
+						"settings": ref("schemas", "Settings"),
+					},
+				},
+				"encoding": obj{"settings": obj{"contentType": "application/json"}},
+			}},
+		},
+		"responses": responses,
+	}
+}
+
+func (s Service) usageOp() obj {
+	date := func(name, what string) obj {
+		return obj{"name": name, "in": "query", "required": false, "description": what + " (YYYY-MM-DD, UTC, inclusive).",
+			"schema": obj{"type": "string", "format": "date"}}
+	}
+	o := s.op("getUsage", "The calling key's usage per day",
+		"Requests, successes, failures by status, bytes in and out, pixels and engine milliseconds, per day and in total. "+
+			"from and to default to the last 30 days.",
+		jsonContent(ref("schemas", "Usage")),
+		[]string{fault.InvalidRequest, fault.MissingAPIKey, fault.InvalidAPIKey, fault.StoreUnavailable})
+	o["parameters"] = []any{date("from", "First day"), date("to", "Last day")}
+	o["security"] = []any{obj{"apiKey": []string{}}}
+	return o
+}
+
+// paramSchema is the JSON Schema of one engine parameter's value.
+func paramSchema(p sdk.Param) obj {
+	o := obj{"description": p.Description}
+	if p.Default != nil {
+		o["default"] = p.Default
+	}
+	switch p.Type {
+	case sdk.Number:
+		o["type"] = "number"
+		if p.Integer {
+			o["type"] = "integer"
+		}
+		o["minimum"], o["maximum"] = p.Min, p.Max
+		if p.Step > 0 {
+			// A hint for user interfaces, not a constraint: values between steps are accepted.
+			o["x-step"] = p.Step
+		}
+	case sdk.Enum:
+		o["type"] = "string"
+		o["enum"] = p.Values
+	case sdk.Boolean:
+		o["type"] = "boolean"
+	case sdk.String:
+		o["type"] = "string"
+		max := p.MaxLength
+		if max == 0 {
+			max = sdk.DefaultMaxLength
+		}
+		// JSON Schema counts characters; the service counts bytes, which is stricter.
+		o["maxLength"] = max
+		o["x-maxBytes"] = max
+		if p.Format != "" {
+			o["format"] = p.Format
+		}
+	}
+	return o
+}
+
+// engineSchema is the JSON Schema of an engine's parameter object.
+func engineSchema(d sdk.Descriptor) obj {
+	props := obj{}
+	for _, p := range d.Params {
+		props[p.Name] = paramSchema(p)
+	}
+	return obj{
+		"type": "object",
+		"description": fmt.Sprintf("%s (%s, version %s). Parameters left out keep their defaults.",
+			strings.TrimSuffix(d.Description, "."), d.Stability, d.Version),
+		"properties":           props,
+		"additionalProperties": false,
+	}
+}
+
+func (s Service) schemas() obj {
+	cat := s.Catalog
+	out := obj{}
+	engineNames := []string{settings.Auto}
+	settingsProps := obj{}
+	schemaProps := obj{}
+	for _, d := range cat.Engines {
+		engineNames = append(engineNames, d.Name)
+		out[ParamsSchema(d.Name)] = engineSchema(d)
+		settingsProps[d.Name] = ref("schemas", ParamsSchema(d.Name))
+		params := obj{}
+		for _, p := range d.Params {
+			params[p.Name] = ref("schemas", "ParamDescriptor")
+		}
+		schemaProps[d.Name] = obj{"type": "object", "description": "The parameters of " + d.Name + ".", "properties": params,
+			"additionalProperties": false}
+	}
+	presetNames := []string{settings.Auto}
+	for _, p := range cat.Presets {
+		presetNames = append(presetNames, p.Name)
+	}
+	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
+		"description": "A named engine and parameter set; auto measures the image and picks one."}
+	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,
+		"description": "The engine to run; alone (without a preset) it runs at its defaults."}
+	out["Settings"] = obj{
+		"type": "object",
+		"description": "Precedence: the preset's parameters, then an explicit engine, then explicit parameters. " +
+			"Parameters of an engine other than the one used are validated, then ignored. At most 64 KiB.",
+		"properties":           settingsProps,
+		"additionalProperties": false,
+	}
+
+	schemaProps["engines"] = obj{"type": "array", "items": obj{"type": "string"}, "description": "Stable engines, auto after tracecraft."}
+	schemaProps["experimentalEngines"] = obj{"type": "array", "items": obj{"type": "string"}}
+	schemaProps["presets"] = obj{"type": "object", "additionalProperties": ref("schemas", "Preset")}
+	out["Schema"] = obj{
+		"type":     "object",
+		"required": []string{"engines", "experimentalEngines", "presets"},
+		"description": "engines, experimentalEngines, then one object per engine mapping each parameter to its " +
+			"descriptor, then presets.",
+		"properties": schemaProps,
+		// An engine installed after this document was built is described the same way.
+		"additionalProperties": obj{"type": "object", "additionalProperties": ref("schemas", "ParamDescriptor")},
+	}
+	out["ParamDescriptor"] = obj{
+		"type":     "object",
+		"required": []string{"type", "description"},
+		"properties": obj{
+			"type":        obj{"type": "string", "enum": []string{string(sdk.Number), string(sdk.Enum), string(sdk.Boolean), string(sdk.String)}},
+			"min":         obj{"type": "number"},
+			"max":         obj{"type": "number"},
+			"default":     obj{"type": []string{"number", "string", "boolean"}},
+			"step":        obj{"type": "number", "description": "A hint for user interfaces; values between steps are accepted."},
+			"values":      obj{"type": "array", "items": obj{"type": "string"}},
+			"description": obj{"type": "string"},
+			"integer":     obj{"type": "boolean"},
+			"format":      obj{"type": "string"},
+			"maxLength":   obj{"type": "integer", "description": "In bytes."},
+		},
+	}
+	out["Preset"] = obj{
+		"type":                 "object",
+		"required":             []string{"description"},
+		"properties":           obj{"engine": obj{"type": "string"}, "description": obj{"type": "string"}},
+		"additionalProperties": obj{"type": "object", "description": "The parameters the preset sets, under its engine's name."},
+	}
+
+	out["Error"] = obj{
+		"type":     "object",
+		"required": []string{"error"},
+		"properties": obj{"error": obj{
+			"type":     "object",
+			"required": []string{"code", "message"},
+			"properties": obj{
+				"code":    obj{"type": "string", "description": "A code a program can branch on."},
+				"message": obj{"type": "string", "description": "What went wrong and what to do, for a person."},
+				"details": obj{"type": "array", "items": ref("schemas", "ErrorDetail"), "description": "Every problem found."},
+			},
+		}},
+	}
+	out["ErrorDetail"] = obj{
+		"type":     "object",
+		"required": []string{"field", "message"},
+		"properties": obj{
+			"field":   obj{"type": "string", "description": "The field concerned, e.g. image or tracecraft.maxColors."},
+			"message": obj{"type": "string"},
+			"value":   obj{"description": "The offending value as given."},
+			"code":    obj{"type": "string"},
+		},
+	}
+
+	ms := obj{"type": "number", "minimum": 0}
+	count := obj{"type": "integer", "minimum": 0}
+	str := obj{"type": "string"}
+	out["Timings"] = obj{
+		"type":       "object",
+		"required":   []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
+		"properties": obj{"queueMs": ms, "analyzeMs": ms, "decodeMs": ms, "traceMs": ms, "totalMs": ms},
+	}
+	out["VectorizeResult"] = obj{
+		"type":     "object",
+		"required": []string{"svg", "engine", "originalSize", "svgSize", "width", "height", "settings", "timings", "lane", "engineVersion"},
+		"properties": obj{
+			"svg":          str,
+			"engine":       obj{"type": "string", "description": "The engine that traced the image."},
+			"originalSize": obj{"type": "integer", "minimum": 0, "description": "The uploaded file's size in bytes."},
+			"svgSize":      obj{"type": "integer", "minimum": 0, "description": "The SVG's size in bytes."},
+			"preset":       obj{"type": "string", "description": "The preset applied; for auto, the one chosen."},
+			"width":        count,
+			"height":       count,
+			"settings": obj{"type": "object", "required": []string{"engine"},
+				"description":          "Every parameter the engine used, defaults included, under the engine's name.",
+				"properties":           obj{"engine": str, "preset": str},
+				"additionalProperties": obj{"type": "object"}},
+			"timings":       ref("schemas", "Timings"),
+			"lane":          obj{"type": "string", "enum": []string{"public", "keyed"}},
+			"engineVersion": str,
+		},
+	}
+
+	out["LaneStats"] = obj{
+		"type":     "object",
+		"required": []string{"name", "workers", "busy", "queued", "capacity"},
+		"properties": obj{"name": str, "workers": count, "busy": count, "queued": count, "capacity": count,
+			"avgJobMs": obj{"type": "integer", "minimum": 0, "description": "Moving average of recent job times."}},
+	}
+	out["EngineStatus"] = obj{
+		"type":     "object",
+		"required": []string{"name", "status"},
+		"properties": obj{"name": str, "version": str, "stability": str,
+			"status":    obj{"type": "string", "description": "ready, or failed when its file could not be loaded."},
+			"error":     str,
+			"processes": count, "busy": count},
+	}
+	out["Health"] = obj{
+		"type":     "object",
+		"required": []string{"status", "version", "lanes", "engines"},
+		"properties": obj{
+			"status":  obj{"type": "string", "description": "ok, or degraded."},
+			"version": str,
+			"build":   str,
+			"lanes":   obj{"type": "array", "items": ref("schemas", "LaneStats")},
+			"engines": obj{"type": "array", "items": ref("schemas", "EngineStatus")},
+		},
+	}
+
+	day := obj{
+		"type":     "object",
+		"required": []string{"day", "requests", "successes", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
+		"properties": obj{
+			"day": obj{"type": "string", "description": "YYYY-MM-DD, or total."}, "requests": count, "successes": count,
+			"failures":   obj{"type": "object", "description": "Failed requests by HTTP status.", "additionalProperties": count},
+			"inputBytes": count, "outputBytes": count, "pixels": count, "engineMs": count,
+		},
+	}
+	out["UsageDay"] = day
+	out["Usage"] = obj{
+		"type":     "object",
+		"required": []string{"key", "from", "to", "days", "total"},
+		"properties": obj{
+			"key": obj{"type": "object", "required": []string{"name", "prefix", "createdAt"}, "properties": obj{
+				"name": str, "prefix": str,
+				"createdAt":  obj{"type": "string", "format": "date-time"},
+				"lastUsedAt": obj{"type": []string{"string", "null"}, "format": "date-time"},
+			}},
+			"from":  obj{"type": "string", "format": "date"},
+			"to":    obj{"type": "string", "format": "date"},
+			"days":  obj{"type": "array", "items": ref("schemas", "UsageDay")},
+			"total": ref("schemas", "UsageDay"),
+		},
+	}
+	return out
+}

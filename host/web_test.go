@@ -1,0 +1,492 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/gif"
+	"image/png"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/tracecraft/tracecraft/internal/testbin"
+)
+
+// The browser test drives the web page at / in headless Chromium against the real
+// host and bundled engines. Chromium is $TRACECRAFT_CHROMIUM when set, otherwise
+// /usr/bin/chromium (Debian's package chromium) or chromium on the PATH; without it the
+// test is skipped, except under CI, where it fails. Screenshots go to $TRACECRAFT_ARTEFACTS/web when that is
+// set, otherwise to a temporary folder removed after the test; the test logs where.
+
+// chromium returns the browser to drive, or skips (fails under CI) when there is none.
+func chromium(t *testing.T) string {
+	t.Helper()
+	candidates := []string{"/usr/bin/chromium"}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			candidates = append(candidates, p)
+		}
+	}
+	if env := os.Getenv("TRACECRAFT_CHROMIUM"); env != "" {
+		candidates = []string{env} // the only one tried when set
+	}
+	for _, c := range candidates {
+		if st, err := os.Stat(c); err == nil && !st.IsDir() {
+			return c
+		}
+	}
+	msg := fmt.Sprintf("Chromium is not installed: no %s (Debian: apt-get install -y chromium; or set TRACECRAFT_CHROMIUM)", strings.Join(candidates, ", "))
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg + ": skipping the browser test")
+	return ""
+}
+
+// screenshotsDir returns the folder for the test's screenshots.
+func screenshotsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if base := os.Getenv("TRACECRAFT_ARTEFACTS"); base != "" {
+		dir = filepath.Join(base, "web")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}
+
+// logoFile returns a small logo of the bench corpus ($TRACECRAFT_CORPUS, or
+// ../shared/bench/corpus beside the repository), or a generated one when the corpus is
+// absent.
+func logoFile(t *testing.T) string {
+	t.Helper()
+	corpus := os.Getenv("TRACECRAFT_CORPUS")
+	if corpus == "" {
+		corpus = filepath.Join(testbin.Root(), "..", "shared", "bench", "corpus")
+	}
+	path := filepath.Join(corpus, "logo", "twemoji-1f1fa-1f1f8-flag-us.png")
+	if _, err := os.Stat(path); err == nil {
+		return path
+	}
+	t.Logf("no bench corpus at %s: tracing a generated logo", corpus)
+	img := image.NewNRGBA(image.Rect(0, 0, 160, 120))
+	for y := 0; y < 120; y++ {
+		for x := 0; x < 160; x++ {
+			c := color.NRGBA{255, 255, 255, 255}
+			if (x-80)*(x-80)+(y-60)*(y-60) < 45*45 {
+				c = color.NRGBA{200, 30, 40, 255}
+			} else if y > 100 {
+				c = color.NRGBA{20, 60, 160, 255}
+			}
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return writeTemp(t, "logo.png", b.Bytes())
+}
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// presetNames returns the names of the schema's presets in their order.
+func presetNames(t *testing.T, schema []byte) []string {
+	t.Helper()
+	var doc struct {
+		Presets json.RawMessage `json:"presets"`
+	}
+	if err := json.Unmarshal(schema, &doc); err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc.Presets))
+	var names []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return names
+}
+
+// browserPage is one tab on the host's page, with the console problems it reported.
+type browserPage struct {
+	t        *testing.T
+	ctx      context.Context
+	dir      string
+	mu       sync.Mutex
+	problems []string
+}
+
+// do runs actions and fails the test on error.
+func (p *browserPage) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// eval evaluates a JavaScript expression and decodes its result into a T.
+func eval[T any](p *browserPage, expr string) T {
+	p.t.Helper()
+	v, err := chromedp.Run(p.ctx, chromedp.Evaluate[T](expr, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// text returns the text content of the element with the CSS selector sel.
+func (p *browserPage) text(sel string) string {
+	p.t.Helper()
+	b, _ := json.Marshal(sel)
+	return eval[string](p, fmt.Sprintf(`(document.querySelector(%s) || {textContent: ""}).textContent`, b))
+}
+
+// answers returns how many answers of /api/vectorize the page has shown.
+func (p *browserPage) answers() int {
+	p.t.Helper()
+	return eval[int](p, `Number(document.body.dataset.traces || 0)`)
+}
+
+// waitAnswer waits until the page has shown more than after answers and is not busy,
+// and checks that it is in state want ("done" or "error").
+func (p *browserPage) waitAnswer(after int, want string) {
+	p.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st := eval[struct {
+			N     int    `json:"n"`
+			State string `json:"state"`
+		}](p, `({n: Number(document.body.dataset.traces || 0), state: document.body.dataset.state})`)
+		if st.N > after && st.State != "tracing" {
+			if st.State != want {
+				p.t.Fatalf("page state = %q, want %q; status %q; error %q", st.State, want, p.text("#status"), p.text("#error"))
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no answer within 60 s: state %q, status %q, error %q", st.State, p.text("#status"), p.text("#error"))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// viewShot saves a screenshot of what the window shows as name.png.
+func (p *browserPage) viewShot(name string) {
+	p.t.Helper()
+	buf, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, name+".png"), buf, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// choose sets a select's value the way picking an option does, firing change.
+func (p *browserPage) choose(sel, value string) {
+	p.t.Helper()
+	s, _ := json.Marshal(sel)
+	v, _ := json.Marshal(value)
+	ok := eval[bool](p, fmt.Sprintf(`(() => { const e = document.querySelector(%s); if (!e || ![...e.options].some(o => o.value === %s)) return false;
+		e.value = %s; e.dispatchEvent(new Event('change', {bubbles: true})); return true })()`, s, v, v))
+	if !ok {
+		p.t.Fatalf("%s has no option %s", sel, value)
+	}
+}
+
+// typeInto replaces the text of the input sel by typing keys, as a person does.
+func (p *browserPage) typeInto(sel, keys string) {
+	p.t.Helper()
+	p.do("type into "+sel,
+		chromedp.Focus(chromedp.CSS(sel)),
+		chromedp.KeyEvent("a", chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		chromedp.KeyEvent(keys))
+}
+
+func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
+	browser := chromium(t)
+	plugins := t.TempDir()
+	for _, e := range []string{"tracecraft", "vtracer", "potrace"} {
+		testbin.Install(t, testbin.Build(t, "./plugins/"+e), plugins, e)
+	}
+	h := startHost(t, plugins, "")
+	logo := logoFile(t)
+	var gifData bytes.Buffer
+	if err := gif.Encode(&gifData, image.NewPaletted(image.Rect(0, 0, 8, 8), []color.Color{color.Black, color.White}), nil); err != nil {
+		t.Fatal(err)
+	}
+	gifFile := writeTemp(t, "animation.gif", gifData.Bytes())
+
+	// The page and its assets are served beside the API; unknown API paths stay JSON.
+	page := h.get("/")
+	if page.status != 200 || !strings.HasPrefix(page.header.Get("Content-Type"), "text/html") ||
+		!strings.Contains(page.header.Get("Content-Security-Policy"), "script-src 'self'") {
+		t.Errorf("GET / = %d %s, CSP %q", page.status, page.header.Get("Content-Type"), page.header.Get("Content-Security-Policy"))
+	}
+	head, _ := http.NewRequest(http.MethodHead, h.url+"/", nil)
+	if r := do(t, head); r.status != 200 {
+		t.Errorf("HEAD / = %s", r)
+	}
+	if r := h.get("/api/nope"); r.status != 404 || r.errorCode() != "not_found" {
+		t.Errorf("GET /api/nope = %s, want the JSON 404", r)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1280, 900))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run its sandbox as root
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithErrorf(t.Logf))
+	defer cancelTab()
+	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	defer cancel()
+	p := &browserPage{t: t, ctx: ctx, dir: screenshotsDir(t)}
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("starting %s: %v", browser, err)
+	}
+	// Script errors and policy violations (a Content-Security-Policy that blocks the
+	// page's own files shows here) fail the test; failed requests are expected, since
+	// the page is made to meet API errors.
+	if err := chromedp.Listen(ctx, func(ev any) {
+		var problem string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			problem = ev.ExceptionDetails.Text
+			if ex := ev.ExceptionDetails.Exception; ex != nil {
+				problem += " " + ex.Description
+			}
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError && ev.Entry.Source != cdplog.EntrySourceNetwork {
+				problem = fmt.Sprintf("%s: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				problem = "console.error"
+			}
+		}
+		if problem != "" {
+			p.mu.Lock()
+			p.problems = append(p.problems, problem)
+			p.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, pr := range p.problems {
+			t.Errorf("browser reported: %s", pr)
+		}
+	}()
+
+	// Load: the controls come from /api/schema.
+	p.do("load the page", chromedp.Navigate(h.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`)))
+	presets := eval[[]string](p, `[...document.querySelectorAll('#preset option')].map(o => o.value)`)
+	engines := eval[[]string](p, `[...document.querySelectorAll('#engine option')].map(o => o.value)`)
+	wantPresets := presetNames(t, h.get("/api/schema").body)
+	if !slices.Equal(presets, wantPresets) || strings.Join(engines, ",") != "tracecraft,auto,vtracer,potrace" {
+		t.Errorf("presets %v and engines %v, want the schema's: %v and tracecraft,auto,vtracer,potrace", presets, engines, wantPresets)
+	}
+	params := eval[[]string](p, `[...document.querySelectorAll('#param-list .param')].map(r => r.dataset.param)`)
+	if len(params) != 0 {
+		t.Errorf("with preset and engine auto the page shows parameters %v, want none until an engine is known", params)
+	}
+	p.viewShot("01-loaded")
+
+	// Upload: the page traces at once and shows the SVG beside the original.
+	n := p.answers()
+	p.do("upload "+logo, chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{logo}))
+	p.waitAnswer(n, "done")
+	// The SVG is drawn: its image, painted on a canvas, covers most of the canvas.
+	painted := eval[float64](p, `(async () => {
+		const img = document.getElementById('img-svg');
+		await img.decode();
+		const c = document.createElement('canvas');
+		c.width = 64; c.height = 64;
+		const g = c.getContext('2d');
+		g.drawImage(img, 0, 0, 64, 64);
+		const px = g.getImageData(0, 0, 64, 64).data;
+		let n = 0;
+		for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++;
+		return n / (64 * 64);
+	})()`)
+	if painted < 0.5 {
+		t.Errorf("the SVG shown paints %.0f%% of its area, want most of it", painted*100)
+	}
+	for _, fact := range []string{"engine", "time", "input", "svg"} {
+		if got := p.text(fmt.Sprintf(`[data-fact="%s"]`, fact)); got == "" {
+			t.Errorf("the result does not show its %s", fact)
+		}
+	}
+	if dl := eval[string](p, `document.getElementById('download').download`); !strings.HasSuffix(dl, ".svg") {
+		t.Errorf("download name = %q, want a .svg", dl)
+	}
+	p.viewShot("02-traced")
+
+	// Change parameters: the logo preset, then maxColors typed in; both reach the API.
+	n = p.answers()
+	p.choose("#preset", "logo")
+	p.waitAnswer(n, "done")
+	if got := p.text(`[data-fact="engine"]`); !strings.Contains(got, "tracecraft") || !strings.Contains(got, "preset logo") {
+		t.Errorf("engine fact = %q, want tracecraft with preset logo", got)
+	}
+	n = p.answers()
+	p.typeInto("#p-tracecraft-maxColors", "4")
+	p.waitAnswer(n, "done")
+	used := p.text("#used-json")
+	curl := p.text("#curl")
+	if !strings.Contains(used, `"maxColors": 4`) || !strings.Contains(used, `"tolerance": 0.4`) {
+		t.Errorf("settings the engine used = %s, want maxColors 4 and the logo preset's tolerance 0.4", used)
+	}
+	if !strings.Contains(curl, `settings={"preset":"logo","tracecraft":{"maxColors":4}}`) || !strings.Contains(curl, "/api/vectorize") {
+		t.Errorf("curl command = %s, want the settings sent", curl)
+	}
+	p.viewShot("03-parameter-changed")
+
+	// A refused parameter: the API's detail shows beside the control.
+	n = p.answers()
+	p.typeInto("#p-tracecraft-maxColors", "999")
+	p.waitAnswer(n, "error")
+	if msg := p.text("#error"); !strings.Contains(msg, "tracecraft.maxColors") || !strings.Contains(msg, "999") {
+		t.Errorf("error for maxColors 999 = %q, want the field and the value", msg)
+	}
+	if got := p.text(`.param[data-param="maxColors"].invalid .param-error`); got == "" {
+		t.Error("the maxColors control is not marked with the API's message")
+	}
+	p.viewShot("04-invalid-parameter")
+	n = p.answers()
+	p.do("reset maxColors", chromedp.Click(chromedp.CSS(`.param[data-param="maxColors"] .reset`)))
+	p.waitAnswer(n, "done")
+
+	// Swipe, zoom and pan: every view shares one zoom and position.
+	p.do("swipe and zoom", chromedp.Click(chromedp.CSS(`input[name="mode"][value="swipe"]`)),
+		chromedp.Click(chromedp.ID("zoom-in")), chromedp.Click(chromedp.ID("zoom-in")))
+	box, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.CSS(".pane-overlay .viewport")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := (box.Content[0]+box.Content[2])/2, (box.Content[1]+box.Content[5])/2
+	before := eval[string](p, `document.getElementById('ov-svg').style.left`)
+	p.do("drag to pan",
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x-60, y-40, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x-120, y-80, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x-120, y-80, chromedp.ButtonLeft))
+	layout := eval[[]string](p, `[...document.querySelectorAll('.layer-img')].map(i => [i.style.left, i.style.top, i.style.width].join(' '))`)
+	for _, l := range layout[1:] {
+		if l != layout[0] {
+			t.Errorf("views out of step: %v", layout)
+			break
+		}
+	}
+	if after := strings.Fields(layout[0])[0]; after == before {
+		t.Errorf("dragging did not pan: left stayed %s", after)
+	}
+	if z := p.text("#zoom-level"); z == "" {
+		t.Error("no zoom level shown")
+	}
+	p.viewShot("05-swipe-zoomed")
+	p.do("toggle to the original", chromedp.Click(chromedp.CSS(`input[name="mode"][value="toggle"]`)), chromedp.Click(chromedp.ID("toggle-which")))
+	if got := p.text("#overlay-caption"); got != "Showing the original" {
+		t.Errorf("after toggling, the caption reads %q, want Showing the original", got)
+	}
+	if !eval[bool](p, `document.getElementById('ov-top').hidden`) {
+		t.Error("after toggling to the original, the SVG layer is still shown")
+	}
+	p.viewShot("06-toggle-original")
+
+	// An API key: a wrong one is refused in words; a valid one is kept in local storage,
+	// runs on the keyed lane and stays out of the curl command.
+	p.do("open the key field", chromedp.Click(chromedp.CSS(".key summary")))
+	n = p.answers()
+	p.typeInto("#api-key", "tc_not_a_key")
+	p.do("trace with a wrong key", chromedp.Click(chromedp.ID("trace")))
+	p.waitAnswer(n, "error")
+	if msg := p.text("#error"); !strings.Contains(msg, "API key was refused") || !strings.Contains(msg, "401") {
+		t.Errorf("error for a wrong key = %q, want it to say the key was refused", msg)
+	}
+	p.viewShot("07-wrong-key")
+	key, errOut, code := tracecraft(t, nil, "keys", "create", "--name", "web", "--data-dir", h.dataDir)
+	if code != 0 {
+		t.Fatalf("keys create: %s", errOut)
+	}
+	key = strings.TrimSpace(key)
+	n = p.answers()
+	p.typeInto("#api-key", key)
+	p.do("trace with the key", chromedp.Click(chromedp.ID("trace")))
+	p.waitAnswer(n, "done")
+	if lane := p.text(`[data-fact="lane"]`); lane != "keyed" {
+		t.Errorf("with a key the lane is %q, want keyed", lane)
+	}
+	if stored := eval[string](p, `localStorage.getItem('tracecraft.apiKey') || ''`); stored != key {
+		t.Errorf("local storage holds %q, want the key", stored)
+	}
+	if curl := p.text("#curl"); strings.Contains(curl, key) || !strings.Contains(curl, `-H "X-API-Key: $TRACECRAFT_API_KEY"`) {
+		t.Errorf("curl command with a key = %s, want the key read from $TRACECRAFT_API_KEY, not written out", curl)
+	}
+	p.do("clear the key", chromedp.Evaluate[chromedp.Void](`(() => { const k = document.getElementById('api-key'); k.value = ''; k.dispatchEvent(new Event('input', {bubbles: true})) })()`))
+
+	// A GIF: the API refuses it and the page says what to send instead.
+	n = p.answers()
+	p.do("upload a GIF", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{gifFile}))
+	p.waitAnswer(n, "error")
+	if msg := p.text("#error"); !strings.Contains(msg, "GIF") || !strings.Contains(msg, "PNG") ||
+		strings.Contains(msg, "null") || strings.Contains(msg, "undefined") {
+		t.Errorf("error for a GIF = %q, want it to name GIF and the formats to send, in words", msg)
+	}
+	p.viewShot("08-gif-refused")
+
+	// A narrow screen: nothing wider than the screen; the result comes before the
+	// parameters.
+	p.do("narrow screen", chromedp.EmulateViewport(390, 844))
+	n = p.answers()
+	p.do("upload again", chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{logo}))
+	p.waitAnswer(n, "done")
+	if w := eval[int](p, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("on a 390 px screen the page is %d px wide", w)
+	}
+	if !eval[bool](p, `document.querySelector('.result').getBoundingClientRect().top < document.querySelector('.params-card').getBoundingClientRect().top`) {
+		t.Error("on a narrow screen the result comes after the parameters")
+	}
+	p.viewShot("09-narrow-top")
+	p.do("scroll to the result", chromedp.Evaluate[chromedp.Void](`document.querySelector('.result').scrollIntoView()`))
+	p.viewShot("10-narrow-result")
+}
