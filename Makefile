@@ -53,8 +53,6 @@ lint: tools
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
 
-# pgcheck says whether the PostgreSQL tests will run, and against which server, or why
-# they are skipped (under CI they fail instead).
 # chromium installs Debian's Chromium for the browser test (host/web_test.go) when it is
 # missing, with sudo when not root. Outside CI a failed install only skips that test.
 chromium:
@@ -66,6 +64,8 @@ chromium:
 		  echo "Chromium could not be installed: the browser test will be skipped"; }; \
 	fi
 
+# pgcheck says whether the PostgreSQL tests will run, and against which server, or why
+# they are skipped (under CI they fail instead).
 test: lint proto-check build chromium
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
 	$(GO) test -count=1 -timeout 12m ./...
