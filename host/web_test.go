@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -238,6 +239,61 @@ func (p *browserPage) typeInto(sel, keys string) {
 		chromedp.KeyEvent(keys))
 }
 
+// openBrowser starts the browser with one tab and returns it; the browser stops when
+// the test ends. Script errors and policy violations (a Content-Security-Policy that
+// blocks the page's own files shows here) fail the test; failed requests are expected,
+// since the page is made to meet API errors.
+func openBrowser(t *testing.T, browser string) *browserPage {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1280, 900))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run its sandbox as root
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelAlloc)
+	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithErrorf(t.Logf))
+	t.Cleanup(cancelTab)
+	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(cancel)
+	p := &browserPage{t: t, ctx: ctx, dir: screenshotsDir(t)}
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("starting %s: %v", browser, err)
+	}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		var problem string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			problem = ev.ExceptionDetails.Text
+			if ex := ev.ExceptionDetails.Exception; ex != nil {
+				problem += " " + ex.Description
+			}
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError && ev.Entry.Source != cdplog.EntrySourceNetwork {
+				problem = fmt.Sprintf("%s: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError {
+				problem = "console.error"
+			}
+		}
+		if problem != "" {
+			p.mu.Lock()
+			p.problems = append(p.problems, problem)
+			p.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, pr := range p.problems {
+			t.Errorf("browser reported: %s", pr)
+		}
+	})
+	return p
+}
+
 func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
 	browser := chromium(t)
 	plugins := t.TempDir()
@@ -266,55 +322,7 @@ func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
 		t.Errorf("GET /api/nope = %s, want the JSON 404", r)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.WindowSize(1280, 900))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run its sandbox as root
-	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(allocCtx, chromedp.WithErrorf(t.Logf))
-	defer cancelTab()
-	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
-	defer cancel()
-	p := &browserPage{t: t, ctx: ctx, dir: screenshotsDir(t)}
-	if err := chromedp.Do(ctx); err != nil { // starts the browser
-		t.Fatalf("starting %s: %v", browser, err)
-	}
-	// Script errors and policy violations (a Content-Security-Policy that blocks the
-	// page's own files shows here) fail the test; failed requests are expected, since
-	// the page is made to meet API errors.
-	if err := chromedp.Listen(ctx, func(ev any) {
-		var problem string
-		switch ev := ev.(type) {
-		case *runtime.EventExceptionThrown:
-			problem = ev.ExceptionDetails.Text
-			if ex := ev.ExceptionDetails.Exception; ex != nil {
-				problem += " " + ex.Description
-			}
-		case *cdplog.EventEntryAdded:
-			if ev.Entry.Level == cdplog.EntryLevelError && ev.Entry.Source != cdplog.EntrySourceNetwork {
-				problem = fmt.Sprintf("%s: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
-			}
-		case *runtime.EventConsoleAPICalled:
-			if ev.Type == runtime.ConsoleAPICalledTypeError {
-				problem = "console.error"
-			}
-		}
-		if problem != "" {
-			p.mu.Lock()
-			p.problems = append(p.problems, problem)
-			p.mu.Unlock()
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		for _, pr := range p.problems {
-			t.Errorf("browser reported: %s", pr)
-		}
-	}()
+	p := openBrowser(t, browser)
 
 	// Load: the controls come from /api/schema.
 	p.do("load the page", chromedp.Navigate(h.url+"/"),
@@ -399,7 +407,7 @@ func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
 	// Swipe, zoom and pan: every view shares one zoom and position.
 	p.do("swipe and zoom", chromedp.Click(chromedp.CSS(`input[name="mode"][value="swipe"]`)),
 		chromedp.Click(chromedp.ID("zoom-in")), chromedp.Click(chromedp.ID("zoom-in")))
-	box, err := chromedp.Run(ctx, chromedp.Dimensions(chromedp.CSS(".pane-overlay .viewport")))
+	box, err := chromedp.Run(p.ctx, chromedp.Dimensions(chromedp.CSS(".pane-overlay .viewport")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,4 +497,113 @@ func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
 	p.viewShot("09-narrow-top")
 	p.do("scroll to the result", chromedp.Evaluate[chromedp.Void](`document.querySelector('.result').scrollIntoView()`))
 	p.viewShot("10-narrow-result")
+}
+
+func TestWebPageExplainsABusyServiceAndAStoppedTrace(t *testing.T) {
+	browser := chromium(t)
+	// busy has one worker and no waiting places, so one job held from here fills its
+	// public lane; slow stops jobs after a second.
+	busy := spawnHost(t, newPlugins(t, "testengine"), "", "--workers", "1", "--queue", "0")
+	slow := spawnHost(t, newPlugins(t, "testengine"), "", "--workers", "1", "--job-timeout", "1s")
+	busy.waitListening()
+	slow.waitListening()
+	logo := logoFile(t)
+	p := openBrowser(t, browser)
+	publicBusy := func() float64 {
+		for _, l := range busy.get("/api/health").json["lanes"].([]any) {
+			if l := l.(map[string]any); l["name"] == "public" {
+				return l["busy"].(float64)
+			}
+		}
+		t.Fatal("/api/health lists no public lane")
+		return 0
+	}
+
+	// A full lane: the page says how long to wait and counts down.
+	p.do("load the page", chromedp.Navigate(busy.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`)))
+	p.choose("#engine", "testengine")
+	n := p.answers()
+	p.do("upload "+logo, chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{logo}))
+	p.waitAnswer(n, "done")
+	holdCtx, release := context.WithCancel(context.Background())
+	defer release()
+	held := make(chan struct{})
+	small := pngOf(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	go func() {
+		defer close(held)
+		req := busy.vectorizeRequest(small, `{"engine":"testengine","testengine":{"action":"sleep","ms":600000}}`)
+		if resp, err := http.DefaultClient.Do(req.WithContext(holdCtx)); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	if !eventually(10*time.Second, func() bool { return publicBusy() == 1 }) {
+		t.Fatal("the job holding the only worker never started")
+	}
+	n = p.answers()
+	p.do("trace on a full lane", chromedp.Click(chromedp.ID("trace")))
+	p.waitAnswer(n, "error")
+	probe := busy.vectorize(small, `{"engine":"testengine"}`)
+	wait := probe.header.Get("Retry-After")
+	if probe.status != 429 || wait == "" {
+		t.Fatalf("a request on the full lane from Go got %s with Retry-After %q, want 429 with a wait", probe, wait)
+	}
+	title := p.text("#error .error-title")
+	if want := "The service is busy: try again in " + wait + " s."; title != want {
+		t.Errorf("error title on a full lane = %q, want %q (the host's Retry-After)", title, want)
+	}
+	if msg := p.text("#error"); !strings.Contains(msg, "Every place in the queue is taken") ||
+		!strings.Contains(msg, "Press Trace again") || !strings.Contains(msg, "queue_full") || !strings.Contains(msg, "HTTP 429") {
+		t.Errorf("error on a full lane = %q, want the queue, what to do, the code and the status", msg)
+	}
+	if status := p.text("#status"); !strings.Contains(status, "previous trace") {
+		t.Errorf("status on a full lane = %q, want it to say the SVG shown is the previous one", status)
+	}
+	p.viewShot("11-busy-429")
+	secs, _ := strconv.Atoi(wait)
+	if !eventually(time.Duration(secs+3)*time.Second, func() bool {
+		return p.text("#error .error-title") == "The service was busy: you can try again now."
+	}) {
+		t.Errorf("%d s after a 429 with Retry-After %s the title reads %q, want that one can try again now", secs+3, wait, p.text("#error .error-title"))
+	}
+	p.viewShot("12-busy-wait-over")
+	release()
+	<-held
+	if !eventually(10*time.Second, func() bool { return publicBusy() == 0 }) {
+		t.Fatal("the held job did not end when its client went away")
+	}
+	n = p.answers()
+	p.do("trace again", chromedp.Click(chromedp.ID("trace")))
+	p.waitAnswer(n, "done")
+	if !eval[bool](p, `document.getElementById('error').hidden`) {
+		t.Errorf("after a trace that worked the error still shows: %q", p.text("#error"))
+	}
+
+	// A job past --job-timeout: the host kills the engine and the page says the trace
+	// took too long and what to change.
+	p.do("load the page", chromedp.Navigate(slow.url+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`body[data-state="ready"]`)))
+	p.choose("#engine", "testengine")
+	p.choose("#p-testengine-action", "hang")
+	p.typeInto("#p-testengine-ms", "60000")
+	n = p.answers()
+	start := time.Now()
+	p.do("upload "+logo, chromedp.SetUploadFiles(chromedp.CSS("#file"), []string{logo}))
+	p.waitAnswer(n, "error")
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the page waited %v for a job stopped after 1 s", took)
+	}
+	if title := p.text("#error .error-title"); title != "The trace took too long and was stopped." {
+		t.Errorf("error title for a job past the time limit = %q", title)
+	}
+	if msg := p.text("#error"); !strings.Contains(msg, "time limit") || !strings.Contains(msg, "smaller image") ||
+		!strings.Contains(msg, "job_timeout") || !strings.Contains(msg, "HTTP 503") ||
+		strings.Contains(msg, "null") || strings.Contains(msg, "undefined") {
+		t.Errorf("error for a job past the time limit = %q, want the limit, what to change, the code and the status, in words", msg)
+	}
+	p.viewShot("13-job-timeout-503")
+	// The killed engine is replaced: the next trace works.
+	n = p.answers()
+	p.choose("#p-testengine-action", "ok")
+	p.waitAnswer(n, "done")
 }

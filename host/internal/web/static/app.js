@@ -89,6 +89,7 @@
     const lines = [];
     let title = message || `The service answered ${resp.status} ${resp.statusText} without saying why.`;
     let hint = '';
+    let retryIn = 0; // seconds to count down, for a 429
     for (const d of details) {
       if (!d || typeof d !== 'object') continue;
       if (d.message === message) continue;
@@ -116,7 +117,7 @@
         title = `The service is busy: try again in ${wait} s.`;
         lines.push(/share/.test(message) ? 'Jobs sent with this API key already hold their share of the queue.' : 'Every place in the queue is taken.');
         hint = 'Nothing was traced. Press Trace again when the wait is over.';
-        countdown(wait);
+        retryIn = wait;
         break;
       }
       case 503:
@@ -136,8 +137,10 @@
         }
     }
     showError({ title, lines, hint, footer });
+    if (retryIn) countdown(retryIn); // after showError, which builds the title it updates
   }
 
+  // countdown updates the shown error's title every second until the wait is over.
   function countdown(seconds) {
     const title = $('error').querySelector('.error-title');
     let left = seconds;
