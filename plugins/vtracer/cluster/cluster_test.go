@@ -84,6 +84,24 @@ func TestTwoColours(t *testing.T) {
 	}
 }
 
+func TestShapeColourIsTheMeanRoundedDown(t *testing.T) {
+	// One area (the channels differ by one step at most) of 10 pixels at 1 and 6 at 0:
+	// the mean 0.625 is written as 0, as VTracer writes it, not rounded up to 1.
+	img := paint(4, 4, func(x, y int) color.NRGBA {
+		if y*4+x < 10 {
+			return color.NRGBA{1, 1, 201, 255}
+		}
+		return color.NRGBA{0, 0, 200, 255}
+	})
+	h := build(t, img, Config{Tolerance: 1, LayerDifference: 16})
+	if len(h.Shapes) != 1 {
+		t.Fatalf("%d shapes, want 1", len(h.Shapes))
+	}
+	if want := (color.NRGBA{0, 0, 200, 255}); h.Shapes[0].Color != want {
+		t.Errorf("colour %v, want %v", h.Shapes[0].Color, want)
+	}
+}
+
 func TestLayerDifference(t *testing.T) {
 	// Two greys 10 apart per channel (30 in all): one shape when the layer difference
 	// is 30 or more, two below.
