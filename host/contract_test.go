@@ -358,6 +358,9 @@ func TestTimeoutAndCrashesLeaveTheHostServing(t *testing.T) {
 		if r.status != tc.status || r.errorCode() != tc.code {
 			t.Errorf("%s: %s, want %d %s", tc.action, r, tc.status, tc.code)
 		}
+		if tc.code == "job_timeout" && !strings.Contains(string(r.body), "the limit is 1s per job") {
+			t.Errorf("%s: the message does not state the limit: %s", tc.action, r.body)
+		}
 		if ok := h.vectorize(img, `{"engine":"testengine"}`); ok.status != 200 {
 			t.Errorf("after %s: %s", tc.action, ok)
 		}

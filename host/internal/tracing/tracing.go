@@ -6,9 +6,11 @@ package tracing
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/engines"
+	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/selector"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
@@ -96,6 +98,11 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 		if err == nil {
 			out, err = s.Engines.Trace(ctx, r.Engine, sdk.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels})
 		}
+	}
+	var fe *fault.Error
+	if errors.As(err, &fe) && fe.Code == fault.JobTimeout && s.JobTimeout > 0 {
+		// The engine does not know the limit; the client should.
+		err = fault.Wrap(fe.Err, fault.JobTimeout, "%s (the limit is %s per job)", fe.Message, s.JobTimeout)
 	}
 	if err != nil {
 		return res, err
