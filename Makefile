@@ -59,7 +59,7 @@ chromium:
 	@if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then \
 		sudo=""; if [ "$$(id -u)" != 0 ]; then sudo="sudo"; fi; \
 		echo "installing Chromium for the browser test"; \
-		{ $$sudo apt-get update -qq && $$sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
+		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
 		{ if [ -n "$$CI" ]; then echo "Chromium could not be installed"; exit 1; fi; \
 		  echo "Chromium could not be installed: the browser test will be skipped"; }; \
 	fi

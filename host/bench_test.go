@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/internal/testbin"
 )
 
 // The host benchmarks run the real host with the test engine, whose trace is trivial, so
@@ -171,7 +172,7 @@ func Benchmark429(b *testing.B) {
 			}
 		}()
 	}
-	if !eventually(10*time.Second, func() bool {
+	if !testbin.Eventually(10*time.Second, func() bool {
 		l := h.get("/api/health").json["lanes"].([]any)[0].(map[string]any)
 		return l["busy"] == 1.0 && l["queued"] == 1.0
 	}) {

@@ -109,7 +109,7 @@ func TestSchemaHealthAndDocuments(t *testing.T) {
 
 func TestVectorizeSucceeds(t *testing.T) {
 	h := contractHost(t)
-	img := pngOf(t, 30, 20, color.NRGBA{200, 10, 10, 255})
+	img := testbin.SolidPNG(t, 30, 20, color.NRGBA{200, 10, 10, 255})
 
 	r := h.vectorize(img, `{"engine":"potrace","potrace":{"color":"#00ff00"},"vtracer":{"action":"panic"}}`)
 	if r.status != 200 {
@@ -182,7 +182,7 @@ func noisePNG(t testing.TB, w, h int) []byte {
 
 func TestVectorizeRejectsBadInput(t *testing.T) {
 	h := contractHost(t)
-	good := pngOf(t, 8, 8, color.NRGBA{0, 0, 255, 255})
+	good := testbin.SolidPNG(t, 8, 8, color.NRGBA{0, 0, 255, 255})
 	noise := noisePNG(t, 64, 64)
 	corrupt := bytes.Clone(noise)
 	// Damage the compressed pixel data (not the chunk structure): only a decoder sees it.
@@ -305,7 +305,7 @@ func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 func TestQueueFullAnswers429WithRetryAfter(t *testing.T) {
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "", "--workers", "1", "--queue", "1")
-	img := pngOf(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	slow := `{"engine":"testengine","testengine":{"action":"sleep","ms":3000}}`
 
 	results := make(chan reply, 2)
@@ -315,11 +315,11 @@ func TestQueueFullAnswers429WithRetryAfter(t *testing.T) {
 		return l[field].(float64)
 	}
 	go func() { results <- h.vectorize(img, slow) }()
-	if !eventually(10*time.Second, func() bool { return lane("busy") == 1 }) {
+	if !testbin.Eventually(10*time.Second, func() bool { return lane("busy") == 1 }) {
 		t.Fatal("the first job never started")
 	}
 	go func() { results <- h.vectorize(img, slow) }()
-	if !eventually(10*time.Second, func() bool { return lane("queued") == 1 }) {
+	if !testbin.Eventually(10*time.Second, func() bool { return lane("queued") == 1 }) {
 		t.Fatal("the second job never queued")
 	}
 	r := h.vectorize(img, slow)
@@ -338,7 +338,7 @@ func TestQueueFullAnswers429WithRetryAfter(t *testing.T) {
 func TestTimeoutAndCrashesLeaveTheHostServing(t *testing.T) {
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "", "--workers", "1", "--job-timeout", "1s")
-	img := pngOf(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	if r := h.vectorize(img, `{"engine":"testengine"}`); r.status != 200 {
 		t.Fatal(r)
 	}
@@ -367,7 +367,7 @@ func TestTimeoutAndCrashesLeaveTheHostServing(t *testing.T) {
 	}
 	// Killed and crashed processes leave no goroutines behind (a few come and go with
 	// connections).
-	if !eventually(5*time.Second, func() bool { return goroutines() <= baseline+4 }) {
+	if !testbin.Eventually(5*time.Second, func() bool { return goroutines() <= baseline+4 }) {
 		t.Errorf("goroutines: %v at the start, %v after the crashes", baseline, goroutines())
 	}
 }

@@ -5,9 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -286,19 +283,6 @@ func (h *host) vectorize(img []byte, settings string, header ...string) reply {
 	return do(h.t, h.vectorizeRequest(img, settings, header...))
 }
 
-// pngOf encodes a w x h image filled with c.
-func pngOf(t testing.TB, w, h int, c color.NRGBA) []byte {
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for i := 0; i < len(img.Pix); i += 4 {
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 // children returns the pids of the processes whose parent is pid.
 func children(pid int) []int {
 	var out []int
@@ -324,29 +308,4 @@ func children(pid int) []int {
 		}
 	}
 	return out
-}
-
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z'
-}
-
-// eventually polls cond every 20 ms for up to d.
-func eventually(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }

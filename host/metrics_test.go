@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/tracecraft/tracecraft/host/internal/api"
+	"github.com/tracecraft/tracecraft/internal/testbin"
 )
 
 // scrape is one reading of /metrics.
@@ -91,7 +92,7 @@ func TestMetricsCountRequestsJobsLanesAndEngineProcesses(t *testing.T) {
 		t.Fatalf("keys create: %s", errOut)
 	}
 	key = strings.TrimSpace(key)
-	img := pngOf(t, 10, 10, color.NRGBA{10, 200, 10, 255})
+	img := testbin.SolidPNG(t, 10, 10, color.NRGBA{10, 200, 10, 255})
 
 	before := scrapeMetrics(t, h)
 	if got := before.value("tracecraft_engine_process_starts_total", "engine", "tracecraft"); got < 1 {
@@ -130,7 +131,7 @@ func TestMetricsCountRequestsJobsLanesAndEngineProcesses(t *testing.T) {
 
 	// Replacements of the crashed and the killed process start in the background.
 	var after scrape
-	if !eventually(15*time.Second, func() bool {
+	if !testbin.Eventually(15*time.Second, func() bool {
 		after = scrapeMetrics(t, h)
 		return after.value("tracecraft_engine_process_starts_total", "engine", "tracecraft")-
 			before.value("tracecraft_engine_process_starts_total", "engine", "tracecraft") >= 2
@@ -192,7 +193,7 @@ func TestMetricsCountRequestsJobsLanesAndEngineProcesses(t *testing.T) {
 		go func() { done <- do(t, h.vectorizeRequest(img, slow)) }()
 	}
 	var during scrape
-	if !eventually(5*time.Second, func() bool {
+	if !testbin.Eventually(5*time.Second, func() bool {
 		during = scrapeMetrics(t, h)
 		return during.value("tracecraft_lane_queue_depth", "lane", "public") == 1
 	}) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/store/postgres/pgtest"
+	"github.com/tracecraft/tracecraft/internal/testbin"
 )
 
 // These tests run several host processes on one PostgreSQL database, as operators do
@@ -74,8 +75,8 @@ func TestTwoHostsOnOneDatabaseCountEveryRequestExactly(t *testing.T) {
 	// settings the host refuses (400), which count as failures. Two image sizes make
 	// the byte and pixel sums tell requests apart.
 	const requests, clients = 240, 16
-	small := pngOf(t, 16, 16, color.NRGBA{9, 9, 9, 255})
-	large := pngOf(t, 40, 30, color.NRGBA{200, 9, 9, 255})
+	small := testbin.SolidPNG(t, 16, 16, color.NRGBA{9, 9, 9, 255})
+	large := testbin.SolidPNG(t, 40, 30, color.NRGBA{200, 9, 9, 255})
 	var wantOK, wantBad, wantIn, wantPixels int64
 	type job struct {
 		h        *host
@@ -142,7 +143,7 @@ func TestKeyRevokedOnTheSharedDatabaseIsRefusedByEveryHostWithinASecond(t *testi
 	dsn := pgtest.FreshDatabase(t)
 	hosts := startHostsOn(t, 3, dsn, "--workers", "1")
 	key := createKey(t, dsn, "acme")
-	img := pngOf(t, 8, 8, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 8, 8, color.NRGBA{1, 2, 3, 255})
 	for _, h := range hosts {
 		if r := h.vectorize(img, `{"engine":"testengine"}`, "X-API-Key", key); r.status != 200 {
 			t.Fatalf("%s before the revoke: %s", h.url, r)
@@ -155,7 +156,7 @@ func TestKeyRevokedOnTheSharedDatabaseIsRefusedByEveryHostWithinASecond(t *testi
 	revoked := time.Now()
 	for _, h := range hosts {
 		var r reply
-		refused := eventually(time.Second, func() bool {
+		refused := testbin.Eventually(time.Second, func() bool {
 			r = h.vectorize(img, `{"engine":"testengine"}`, "X-API-Key", key)
 			return r.status == 401
 		})
@@ -173,7 +174,7 @@ func TestKeyedRequestsGet503WhileTheDatabaseIsDownAndRecover(t *testing.T) {
 	proxy := pgtest.NewProxy(t, dsn)
 	h := startHostsOn(t, 1, pgtest.WithHost(t, dsn, proxy.Addr))[0]
 	key := createKey(t, dsn, "acme")
-	img := pngOf(t, 8, 8, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 8, 8, color.NRGBA{1, 2, 3, 255})
 	const settings = `{"engine":"testengine"}`
 
 	health := func() (string, map[string]any) {
@@ -216,7 +217,7 @@ func TestKeyedRequestsGet503WhileTheDatabaseIsDownAndRecover(t *testing.T) {
 
 	proxy.Restore(t)
 	var last reply
-	if !eventually(3*time.Second, func() bool {
+	if !testbin.Eventually(3*time.Second, func() bool {
 		last = h.vectorize(img, settings, "X-API-Key", key)
 		return last.status == 200
 	}) {
@@ -260,7 +261,7 @@ func TestHostStartedDuringADatabaseOutageServesThePublicLaneThenOpensTheDatabase
 	proxy := pgtest.NewProxy(t, dsn)
 	proxy.Cut()
 	h := startHostsOn(t, 1, pgtest.WithHost(t, dsn, proxy.Addr))[0]
-	img := pngOf(t, 8, 8, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 8, 8, color.NRGBA{1, 2, 3, 255})
 	const settings = `{"engine":"testengine"}`
 
 	if r := h.vectorize(img, settings); r.status != 200 {
@@ -275,7 +276,7 @@ func TestHostStartedDuringADatabaseOutageServesThePublicLaneThenOpensTheDatabase
 
 	proxy.Restore(t)
 	var last reply
-	if !eventually(10*time.Second, func() bool {
+	if !testbin.Eventually(10*time.Second, func() bool {
 		last = h.vectorize(img, settings, "X-API-Key", key)
 		return last.status == 200
 	}) {

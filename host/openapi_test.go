@@ -176,7 +176,7 @@ func TestTheOpenAPISettingsFollowTheInstalledEngines(t *testing.T) {
 	}
 	settingsSchema := model.Model.Components.Schemas.GetOrZero("Settings").Schema()
 	sv := schema_validation.NewSchemaValidator()
-	img := pngOf(t, 8, 8, color.NRGBA{40, 80, 120, 255})
+	img := testbin.SolidPNG(t, 8, 8, color.NRGBA{40, 80, 120, 255})
 	for _, tc := range []struct {
 		name, settings string
 		valid          bool
@@ -205,7 +205,7 @@ func TestTheOpenAPISettingsFollowTheInstalledEngines(t *testing.T) {
 
 	// An engine installed while the host runs appears in the next document.
 	testbin.Install(t, testbin.TestEngine(t, "newcomer", ""), h.pluginsDir, "newcomer")
-	if !eventually(15*time.Second, func() bool {
+	if !testbin.Eventually(15*time.Second, func() bool {
 		return bytes.Contains(h.get("/api/openapi.json").body, []byte(`"EngineParams.newcomer"`))
 	}) {
 		t.Fatal("the newly installed engine never appeared in the document")
@@ -224,7 +224,7 @@ func TestRealAnswersMatchTheOpenAPIDocument(t *testing.T) {
 	}
 	key = strings.TrimSpace(key)
 	s := fetchSpec(t, h)
-	img := pngOf(t, 12, 12, color.NRGBA{200, 30, 30, 255})
+	img := testbin.SolidPNG(t, 12, 12, color.NRGBA{200, 30, 30, 255})
 
 	get := func(path string, header ...string) *http.Request {
 		req, _ := http.NewRequest(http.MethodGet, h.url+path, nil)

@@ -34,7 +34,7 @@ func TestKeysLanesAndUsage(t *testing.T) {
 	dir := newPlugins(t, "testengine")
 	data := t.TempDir()
 	h := startHost(t, dir, data, "--workers", "2")
-	img := pngOf(t, 16, 16, color.NRGBA{9, 9, 9, 255})
+	img := testbin.SolidPNG(t, 16, 16, color.NRGBA{9, 9, 9, 255})
 
 	// Keys are made by the CLI while the server runs on the same data dir.
 	key, errOut, code := tracecraft(t, nil, "keys", "create", "--name", "acme", "--data-dir", data)
@@ -141,7 +141,7 @@ func jsonObject(t *testing.T, s string) map[string]any {
 func TestPluginsDieWithTheHost(t *testing.T) {
 	dir := newPlugins(t, "alpha", "beta")
 	h := startHost(t, dir, "")
-	img := pngOf(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	for _, e := range []string{"alpha", "beta"} {
 		if r := h.vectorize(img, `{"engine":"`+e+`"}`); r.status != 200 {
 			t.Fatalf("%s: %s", e, r)
@@ -155,9 +155,9 @@ func TestPluginsDieWithTheHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-h.exited
-	if !eventually(10*time.Second, func() bool {
+	if !testbin.Eventually(10*time.Second, func() bool {
 		for _, p := range plugins {
-			if alive(p) {
+			if testbin.Alive(p) {
 				return false
 			}
 		}
@@ -170,7 +170,7 @@ func TestPluginsDieWithTheHost(t *testing.T) {
 func TestEnginesReloadWithoutRestart(t *testing.T) {
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "", "--workers", "1", "--log-level", "debug")
-	img := pngOf(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	if r := h.vectorize(img, `{"engine":"testengine"}`); r.json["engineVersion"] != "1.0.0" {
 		t.Fatalf("before: %s", r)
 	}
@@ -180,7 +180,7 @@ func TestEnginesReloadWithoutRestart(t *testing.T) {
 	go func() {
 		inflight <- h.vectorize(img, `{"engine":"testengine","testengine":{"action":"sleep","ms":2500}}`)
 	}()
-	if !eventually(10*time.Second, func() bool {
+	if !testbin.Eventually(10*time.Second, func() bool {
 		r := h.get("/api/health")
 		return r.json["lanes"].([]any)[0].(map[string]any)["busy"] == 1.0
 	}) {
@@ -220,7 +220,7 @@ func TestEnginesReloadWithoutRestart(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, "tracecraft-engine-badschema")); err != nil {
 		t.Fatal(err)
 	}
-	if !eventually(10*time.Second, func() bool { return !strings.Contains(string(h.get("/api/health").body), "badschema") }) {
+	if !testbin.Eventually(10*time.Second, func() bool { return !strings.Contains(string(h.get("/api/health").body), "badschema") }) {
 		t.Error("a removed engine is still listed")
 	}
 }
@@ -339,7 +339,7 @@ func TestTraceCommandReportsBadInput(t *testing.T) {
 	tmp := t.TempDir()
 	good := filepath.Join(tmp, "good.png")
 	bad := filepath.Join(tmp, "bad.png")
-	_ = os.WriteFile(good, pngOf(t, 3, 3, color.NRGBA{0, 0, 0, 255}), 0o644)
+	_ = os.WriteFile(good, testbin.SolidPNG(t, 3, 3, color.NRGBA{0, 0, 0, 255}), 0o644)
 	_ = os.WriteFile(bad, []byte("GIF89a..."), 0o644)
 	for _, tc := range []struct {
 		args []string
@@ -363,12 +363,12 @@ func TestTraceCommandReportsBadInput(t *testing.T) {
 // job: the job is answered 500 engine_crashed and the next one succeeds.
 func TestEngineKilledFromOutside(t *testing.T) {
 	h := startHost(t, newPlugins(t, "testengine"), "", "--workers", "1")
-	img := pngOf(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	done := make(chan reply, 1)
 	go func() {
 		done <- h.vectorize(img, `{"engine":"testengine","testengine":{"action":"sleep","ms":30000}}`)
 	}()
-	if !eventually(10*time.Second, func() bool {
+	if !testbin.Eventually(10*time.Second, func() bool {
 		return h.get("/api/health").json["lanes"].([]any)[0].(map[string]any)["busy"] == 1.0
 	}) {
 		t.Fatal("the job never started")
@@ -395,7 +395,7 @@ func TestLargestImagesPass(t *testing.T) {
 	if r := h.vectorize(big, `{"engine":"testengine"}`); r.status != 200 || r.json["width"] != 1600.0 {
 		t.Errorf("10 MB file: %s", r)
 	}
-	huge := pngOf(t, 8000, 5000, color.NRGBA{10, 200, 30, 255})
+	huge := testbin.SolidPNG(t, 8000, 5000, color.NRGBA{10, 200, 30, 255})
 	if r := h.vectorize(huge, `{"engine":"testengine"}`); r.status != 200 || r.json["width"] != 8000.0 || !strings.Contains(r.json["svg"].(string), "#0ac81e") {
 		t.Errorf("40 MP image: %s", r)
 	}

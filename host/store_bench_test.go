@@ -17,6 +17,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/store/postgres"
 	"github.com/tracecraft/tracecraft/host/internal/store/postgres/pgtest"
 	"github.com/tracecraft/tracecraft/host/internal/store/sqlite"
+	"github.com/tracecraft/tracecraft/internal/testbin"
 )
 
 // The store benchmarks measure what a key costs a request on each store: through the
@@ -62,7 +63,7 @@ func ms50and99(ds []time.Duration) (float64, float64) {
 // on each store, one request at a time, and reports the latency both ways and what the
 // key adds (verifying it and writing its usage) at the 50th and 99th percentiles.
 func BenchmarkKeyedRequest(b *testing.B) {
-	img := pngOf(b, 8, 8, color.NRGBA{1, 2, 3, 255})
+	img := testbin.SolidPNG(b, 8, 8, color.NRGBA{1, 2, 3, 255})
 	for _, sc := range storeCases {
 		b.Run(sc.name, func(b *testing.B) {
 			dsn, data := sc.db(b)

@@ -529,7 +529,7 @@ func TestWebPageExplainsABusyServiceAndAStoppedTrace(t *testing.T) {
 	holdCtx, release := context.WithCancel(context.Background())
 	defer release()
 	held := make(chan struct{})
-	small := pngOf(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	small := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	go func() {
 		defer close(held)
 		req := busy.vectorizeRequest(small, `{"engine":"testengine","testengine":{"action":"sleep","ms":600000}}`)
@@ -537,7 +537,7 @@ func TestWebPageExplainsABusyServiceAndAStoppedTrace(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	if !eventually(10*time.Second, func() bool { return publicBusy() == 1 }) {
+	if !testbin.Eventually(10*time.Second, func() bool { return publicBusy() == 1 }) {
 		t.Fatal("the job holding the only worker never started")
 	}
 	n = p.answers()
@@ -561,7 +561,7 @@ func TestWebPageExplainsABusyServiceAndAStoppedTrace(t *testing.T) {
 	}
 	p.viewShot("11-busy-429")
 	secs, _ := strconv.Atoi(wait)
-	if !eventually(time.Duration(secs+3)*time.Second, func() bool {
+	if !testbin.Eventually(time.Duration(secs+3)*time.Second, func() bool {
 		return p.text("#error .error-title") == "The service was busy: you can try again now."
 	}) {
 		t.Errorf("%d s after a 429 with Retry-After %s the title reads %q, want that one can try again now", secs+3, wait, p.text("#error .error-title"))
@@ -569,7 +569,7 @@ func TestWebPageExplainsABusyServiceAndAStoppedTrace(t *testing.T) {
 	p.viewShot("12-busy-wait-over")
 	release()
 	<-held
-	if !eventually(10*time.Second, func() bool { return publicBusy() == 0 }) {
+	if !testbin.Eventually(10*time.Second, func() bool { return publicBusy() == 0 }) {
 		t.Fatal("the held job did not end when its client went away")
 	}
 	n = p.answers()

@@ -159,28 +159,21 @@ func (c *Client) withImage(ctx context.Context, image []byte, shared *ImageFile,
 	if shared != nil {
 		image = shared.Bytes()
 	}
-	if len(image) >= imageFileMin {
-		if err := c.learn(ctx); err != nil {
-			return nil, err
-		}
+	if len(image) < imageFileMin {
+		return send(image, "")
 	}
-	if len(image) >= imageFileMin && c.readsFile.Load() {
-		path, err := "", error(nil)
-		if shared != nil {
-			path = shared.path
-		} else {
+	if err := c.learn(ctx); err != nil {
+		return nil, err
+	}
+	if c.readsFile.Load() {
+		file, err := shared, error(nil)
+		if file == nil {
 			c.fileMu.Lock()
 			defer c.fileMu.Unlock()
-			if c.file == nil {
-				c.file, err = NewImageFile(0)
-			}
-			if err == nil {
-				err = c.file.set(image)
-				path = c.file.path
-			}
+			file, err = c.ownFile(image)
 		}
 		if err == nil {
-			failure, err := send(nil, path)
+			failure, err := send(nil, file.path)
 			if failure.GetCode() != codeImageFileUnreadable {
 				return failure, err
 			}
@@ -188,6 +181,18 @@ func (c *Client) withImage(ctx context.Context, image []byte, shared *ImageFile,
 		}
 	}
 	return send(image, "")
+}
+
+// ownFile copies image into this client's file, made on first use. c.fileMu is held.
+func (c *Client) ownFile(image []byte) (*ImageFile, error) {
+	if c.file == nil {
+		f, err := NewImageFile(0)
+		if err != nil {
+			return nil, err
+		}
+		c.file = f
+	}
+	return c.file, c.file.set(image)
 }
 
 // TraceRequest is one job for a plugin.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tracecraft/tracecraft/internal/testbin"
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
@@ -51,19 +52,6 @@ func start(t testing.TB, variant string) *sdk.Client {
 	return c
 }
 
-func pngBytes(t *testing.T, w, h int, c color.NRGBA) []byte {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
-	for i := 0; i < len(img.Pix); i += 4 {
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
 func TestClientDescribesTracesAndAnalyzesThroughARealPlugin(t *testing.T) {
 	c := start(t, "")
 	if c.Protocol() != sdk.ProtocolVersion {
@@ -79,7 +67,7 @@ func TestClientDescribesTracesAndAnalyzesThroughARealPlugin(t *testing.T) {
 	if err := d.Validate(); err != nil {
 		t.Errorf("description is not valid after the round trip: %v", err)
 	}
-	img := pngBytes(t, 30, 20, color.NRGBA{R: 255, A: 255})
+	img := testbin.SolidPNG(t, 30, 20, color.NRGBA{R: 255, A: 255})
 	res, err := c.Trace(context.Background(), sdk.TraceRequest{Image: img, Params: map[string]any{"color": "blue"}})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +129,7 @@ func noisyPNG(t *testing.T, w, h int) []byte {
 
 func TestClientReportsEngineErrorsWithTheirCodes(t *testing.T) {
 	c := start(t, "")
-	img := pngBytes(t, 4, 4, color.NRGBA{A: 255})
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{A: 255})
 	tests := []struct {
 		name   string
 		image  []byte
@@ -173,7 +161,7 @@ func TestClientSeesACrashAsErrCrashed(t *testing.T) {
 	for _, action := range []string{"panic", "exit"} {
 		t.Run(action, func(t *testing.T) {
 			c := start(t, "")
-			_, err := c.Trace(context.Background(), sdk.TraceRequest{Image: pngBytes(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": action}})
+			_, err := c.Trace(context.Background(), sdk.TraceRequest{Image: testbin.SolidPNG(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": action}})
 			if !errors.Is(err, sdk.ErrCrashed) {
 				t.Fatalf("got %v, want ErrCrashed", err)
 			}
@@ -186,7 +174,7 @@ func TestKillEndsThePluginAndTheProcessesItStarted(t *testing.T) {
 	c := start(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, err := c.Trace(ctx, sdk.TraceRequest{Image: pngBytes(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": "spawn", "ms": 60000.0}})
+	_, err := c.Trace(ctx, sdk.TraceRequest{Image: testbin.SolidPNG(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": "spawn", "ms": 60000.0}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want the deadline", err)
 	}
@@ -199,7 +187,7 @@ func TestKillEndsThePluginAndTheProcessesItStarted(t *testing.T) {
 		t.Error("the plugin has not exited after Kill")
 	}
 	for _, pid := range children {
-		waitFor(t, func() bool { return !alive(pid) })
+		waitFor(t, func() bool { return !testbin.Alive(pid) })
 	}
 }
 
@@ -239,32 +227,17 @@ func childrenOf(t *testing.T, pid int) []int {
 	return kids
 }
 
-// alive reports whether pid is a process that has not exited: zombies, which wait for
-// their new parent to reap them, count as gone.
-func alive(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testbin.Eventually(5*time.Second, cond) {
+		t.Fatal("condition not met within 5s")
 	}
 }
 
 func TestAnalyzeKeepThenTraceUsesTheDecodedImage(t *testing.T) {
 	c := start(t, "")
 	ctx := context.Background()
-	img := pngBytes(t, 120, 80, color.NRGBA{10, 200, 30, 255})
+	img := testbin.SolidPNG(t, 120, 80, color.NRGBA{10, 200, 30, 255})
 	want, err := c.Trace(ctx, sdk.TraceRequest{Image: img})
 	if err != nil {
 		t.Fatal(err)

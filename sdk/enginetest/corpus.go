@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"context"
 	"image"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tracecraft/tracecraft/sdk"
 	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
@@ -73,4 +75,21 @@ func LoadPNG(tb testing.TB, path string) *image.NRGBA {
 func Name(path string) string {
 	base := filepath.Base(path)
 	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// BenchmarkCorpus runs one sub-benchmark per image of a corpus category, tracing it with
+// e at its default parameters: an engine's BenchmarkTrace_<Category> is one call.
+func BenchmarkCorpus(b *testing.B, e sdk.Engine, category string) {
+	params := sdk.DefaultParams(e.Describe())
+	for _, path := range CorpusImages(b, category) {
+		img := LoadPNG(b, path)
+		b.Run(Name(path), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := e.Trace(context.Background(), img, params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

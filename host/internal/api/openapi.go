@@ -1,23 +1,10 @@
 package api
 
 import (
-	"sync"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/tracecraft/tracecraft/host/internal/openapi"
-	"github.com/tracecraft/tracecraft/host/internal/web"
 )
-
-// webPaths are the URL paths of the web page, for the OpenAPI document; the page's
-// asset names hold its content's hash, so they are fixed for a build.
-var webPaths = sync.OnceValue(func() []string {
-	page, err := web.New(web.Config{})
-	if err != nil {
-		return nil
-	}
-	return page.Paths()
-})
 
 // openAPI handles GET /api/openapi.json: the OpenAPI 3.1 document of the service as it
 // runs now, with the parameters of every installed engine.
@@ -28,7 +15,7 @@ func (s *Server) openAPI(c *gin.Context) {
 		MaxBytes:   s.Limits.MaxBytes,
 		MaxPixels:  s.Limits.MaxPixels,
 		StatusOf:   statusOf,
-		Pages:      webPaths(),
+		Pages:      s.pages,
 	}))
 }
 

@@ -6,8 +6,9 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/web"
 )
 
-// routePage serves the web page at / and its assets (package web). Paths it does not
-// list, /api/... among them, stay with NoRoute's JSON 404.
+// routePage serves the web page at / and its assets (package web), and keeps their paths
+// for the OpenAPI document. Paths it does not list, /api/... among them, stay with
+// NoRoute's JSON 404.
 func (s *Server) routePage(r *gin.Engine) {
 	page, err := web.New(web.Config{MaxBytes: s.Limits.MaxBytes, MaxPixels: s.Limits.MaxPixels})
 	if err != nil {
@@ -19,7 +20,8 @@ func (s *Server) routePage(r *gin.Engine) {
 		return
 	}
 	h := gin.WrapH(page)
-	for _, p := range page.Paths() {
+	s.pages = page.Paths()
+	for _, p := range s.pages {
 		r.GET(p, h)
 		r.HEAD(p, h)
 	}

@@ -55,6 +55,9 @@ type Server struct {
 	Metrics *metrics.Metrics
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
+
+	// pages are the URL paths of the web page, set when the handler is built.
+	pages []string
 }
 
 func (s *Server) now() time.Time {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -52,16 +53,7 @@ func (w testWriter) Write(p []byte) (int, error) {
 }
 
 func tinyPNG(t *testing.T) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	img := image.NewNRGBA(image.Rect(0, 0, 3, 2))
-	for i := range img.Pix {
-		img.Pix[i] = 200
-	}
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return testbin.SolidPNG(t, 3, 2, color.NRGBA{200, 200, 200, 200})
 }
 
 func job(t *testing.T, params map[string]any) sdk.TraceRequest {
@@ -253,7 +245,7 @@ func processesOf(t *testing.T, name string) []int {
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !alive(pid) {
+		if err != nil || !testbin.Alive(pid) {
 			continue
 		}
 		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
@@ -264,28 +256,15 @@ func processesOf(t *testing.T, name string) []int {
 	return pids
 }
 
-func alive(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
-}
-
 func waitGone(t *testing.T, pid int) {
 	t.Helper()
-	waitFor(t, func() bool { return !alive(pid) })
+	waitFor(t, func() bool { return !testbin.Alive(pid) })
 }
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 10s")
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !testbin.Eventually(10*time.Second, cond) {
+		t.Fatal("condition not met within 10s")
 	}
 }
 

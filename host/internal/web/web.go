@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 )
 
 //go:embed static
@@ -79,7 +81,7 @@ func New(cfg Config) (*Page, error) {
 		MaxPixels         int64
 		MaxMB, MegaPixels string
 	}{Assets: urls, MaxBytes: cfg.MaxBytes, MaxPixels: cfg.MaxPixels,
-		MaxMB: megabytes(cfg.MaxBytes), MegaPixels: strconv.FormatFloat(float64(cfg.MaxPixels)/1e6, 'f', -1, 64)}
+		MaxMB: imagecheck.Megabytes(cfg.MaxBytes, false), MegaPixels: strconv.FormatFloat(float64(cfg.MaxPixels)/1e6, 'f', -1, 64)}
 	if err := tmpl.Execute(&b, data); err != nil {
 		return nil, fmt.Errorf("web: %w", err)
 	}
@@ -134,9 +136,4 @@ func contentType(ext string) string {
 		return t
 	}
 	return "application/octet-stream"
-}
-
-// megabytes formats n bytes in MB (2^20 bytes), to one decimal when it is not whole.
-func megabytes(n int64) string {
-	return strconv.FormatFloat(float64(n*10/(1<<20))/10, 'f', -1, 64)
 }
