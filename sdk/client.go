@@ -48,8 +48,9 @@ type Client struct {
 	file   *ImageFile
 	// described is set once the plugin's description has been seen. readsFile says
 	// whether the plugin reads images from files (cleared if it turns out it cannot);
-	// keepsDecoded whether it keeps an analysed image for the next Trace.
-	described, readsFile, keepsDecoded atomic.Bool
+	// readsRange whether it reads an image from part of a file; keepsDecoded whether it
+	// keeps an analysed image for the next Trace.
+	described, readsFile, readsRange, keepsDecoded atomic.Bool
 }
 
 // Start launches the plugin at l.Path, performs the handshake (negotiating the protocol
@@ -135,6 +136,7 @@ func (c *Client) noteCapabilities(r *tracev1.DescribeResponse) {
 		return
 	}
 	c.readsFile.Store(r.GetReadsImageFile())
+	c.readsRange.Store(r.GetReadsImageRange())
 	c.keepsDecoded.Store(r.GetKeepsDecoded())
 }
 
@@ -151,36 +153,54 @@ func (c *Client) learn(ctx context.Context) error {
 	return nil
 }
 
+// imageRef is how a request carries its image: inline, or as a file, or as the length
+// bytes at offset of a file (length 0: the whole file).
+type imageRef struct {
+	inline         []byte
+	file           string
+	offset, length uint64
+}
+
 // withImage calls send with the image either inline or, when it is large and the plugin
 // reads image files, as a file: the caller's own ImageFile if it gave one, else this
-// client's, into which the image is copied. send returns the plugin's failure, if any. A
-// plugin that cannot read the file gets the image inline from then on.
-func (c *Client) withImage(ctx context.Context, image []byte, shared *ImageFile, send func(inline []byte, file string) (*tracev1.Failure, error)) (*tracev1.Failure, error) {
+// client's, into which the image is copied. A caller's file whose image is only part of
+// it is sent as a range to a plugin that reads ranges, and otherwise made the whole file
+// first. send returns the plugin's failure, if any. A plugin that cannot read the file
+// gets the image inline from then on.
+func (c *Client) withImage(ctx context.Context, image []byte, shared *ImageFile, send func(imageRef) (*tracev1.Failure, error)) (*tracev1.Failure, error) {
 	if shared != nil {
 		image = shared.Bytes()
 	}
 	if len(image) < imageFileMin {
-		return send(image, "")
+		return send(imageRef{inline: image})
 	}
 	if err := c.learn(ctx); err != nil {
 		return nil, err
 	}
 	if c.readsFile.Load() {
 		file, err := shared, error(nil)
-		if file == nil {
+		ref := imageRef{}
+		switch {
+		case file == nil:
 			c.fileMu.Lock()
 			defer c.fileMu.Unlock()
 			file, err = c.ownFile(image)
+		case !file.whole() && c.readsRange.Load():
+			ref.offset, ref.length = uint64(file.off), uint64(len(image))
+		default:
+			err = file.compact()
+			image = file.Bytes()
 		}
 		if err == nil {
-			failure, err := send(nil, file.path)
+			ref.file = file.path
+			failure, err := send(ref)
 			if failure.GetCode() != codeImageFileUnreadable {
 				return failure, err
 			}
 			c.readsFile.Store(false)
 		}
 	}
-	return send(image, "")
+	return send(imageRef{inline: image})
 }
 
 // ownFile copies image into this client's file, made on first use. c.fileMu is held.
@@ -237,9 +257,10 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 		sent = err != nil || f.GetCode() != codeNoKeptImage
 	}
 	if !sent {
-		f, err = c.withImage(ctx, req.Image, req.File, func(inline []byte, file string) (*tracev1.Failure, error) {
+		f, err = c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 			var err error
-			r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: inline, ImageFile: file, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
+			r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
+				Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
 			return r.GetFailure(), err
 		})
 	}
@@ -291,9 +312,10 @@ func (c *Client) AnalyzeKeep(ctx context.Context, req AnalyzeRequest) (Analysis,
 
 func (c *Client) analyze(ctx context.Context, req AnalyzeRequest, keep bool) (Analysis, error) {
 	var r *tracev1.AnalyzeResponse
-	f, err := c.withImage(ctx, req.Image, req.File, func(inline []byte, file string) (*tracev1.Failure, error) {
+	f, err := c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 		var err error
-		r, err = c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: inline, ImageFile: file, MaxPixels: uint64(max(0, req.MaxPixels)), Keep: keep})
+		r, err = c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
+			MaxPixels: uint64(max(0, req.MaxPixels)), Keep: keep})
 		return r.GetFailure(), err
 	})
 	if err != nil {

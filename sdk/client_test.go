@@ -110,6 +110,23 @@ func TestClientHandsAFilledImageFileToThePlugin(t *testing.T) {
 		if err != nil || a.Width != size[0] || a.Height != size[1] {
 			t.Fatalf("analysis of the file: %+v, %v", a, err)
 		}
+		// The image as part of a request body in the file, off a page boundary.
+		head := []byte("--boundary\r\n\r\n")
+		body := append(append(head, img...), "\r\n--boundary--"...)
+		if over, err := f.Fill(bytes.NewReader(body)); over || err != nil {
+			t.Fatalf("Fill: over %v, %v", over, err)
+		}
+		if err := f.Select(int64(len(head)), int64(len(img))); err != nil {
+			t.Fatal(err)
+		}
+		res, err = c.Trace(ctx, sdk.TraceRequest{File: f})
+		if err != nil || res.Width != size[0] || res.Height != size[1] {
+			t.Fatalf("trace of part of the file: %dx%d, %v; want %dx%d", res.Width, res.Height, err, size[0], size[1])
+		}
+		a, err = c.Analyze(ctx, sdk.AnalyzeRequest{File: f})
+		if err != nil || a.Width != size[0] || a.Height != size[1] {
+			t.Fatalf("analysis of part of the file: %+v, %v", a, err)
+		}
 	}
 }
 

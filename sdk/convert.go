@@ -22,7 +22,7 @@ var paramTypes = map[ParamType]tracev1.ParamType{
 func descriptorToProto(d Descriptor) *tracev1.DescribeResponse {
 	out := &tracev1.DescribeResponse{
 		Name: d.Name, Version: d.Version, Description: d.Description, SdkVersion: Version,
-		ReadsImageFile: true, KeepsDecoded: true,
+		ReadsImageFile: true, ReadsImageRange: true, KeepsDecoded: true,
 	}
 	switch d.Stability {
 	case Stable:

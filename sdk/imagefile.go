@@ -33,6 +33,8 @@ type ImageFile struct {
 	capacity int64
 	size     int64
 	data     []byte
+	// off is where data starts in the file.
+	off int64
 }
 
 // NewImageFile creates an empty file that Fill can read images of up to capacity bytes
@@ -62,7 +64,7 @@ func (f *ImageFile) Fill(r io.Reader) (over bool, err error) {
 		}
 		f.mapped = m
 	}
-	f.data = nil
+	f.data, f.off = nil, 0
 	var n int64
 	for {
 		if n == f.size {
@@ -99,7 +101,38 @@ func (f *ImageFile) Fill(r io.Reader) (over bool, err error) {
 	return false, nil
 }
 
-// Bytes returns the image the last successful Fill read. The slice is valid until the
+// Select makes the image the n bytes at off of what the last successful Fill read, for
+// a caller that read a whole request body into the file: the image stays where it lies.
+// A plugin that reads ranges of files maps just those bytes; for one that does not, the
+// client moves them to the start of the file first.
+func (f *ImageFile) Select(off, n int64) error {
+	if off < 0 || n < 0 || off+n > f.off+int64(len(f.data)) || off < f.off {
+		return fmt.Errorf("image file: %d bytes at %d are outside the %d it holds", n, off, len(f.data))
+	}
+	f.data, f.off = f.mapped[off:off+n:off+n], off
+	return nil
+}
+
+// whole reports whether the image is the file's whole content.
+func (f *ImageFile) whole() bool { return f.off == 0 && int64(len(f.data)) == f.size }
+
+// compact makes the selected image the file's whole content, moving it to the start.
+func (f *ImageFile) compact() error {
+	if f.whole() {
+		return nil
+	}
+	n := int64(len(f.data))
+	copy(f.mapped, f.data)
+	f.data, f.off = f.mapped[:n:n], 0
+	if err := unix.Ftruncate(f.fd, n); err != nil {
+		return err
+	}
+	f.size = n
+	return nil
+}
+
+// Bytes returns the image the last successful Fill read, or the part of it Select
+// chose. The slice is valid until the
 // next Fill or Close.
 func (f *ImageFile) Bytes() []byte { return f.data }
 
@@ -130,9 +163,10 @@ func (f *ImageFile) Close() error {
 	return unix.Close(f.fd)
 }
 
-// mapImageFile maps the file at path read-only and returns its bytes with the function
-// that unmaps them. The bytes must not be used after unmapping.
-func mapImageFile(path string) ([]byte, func(), error) {
+// mapImageFile maps the file at path read-only and returns its bytes, or the n bytes at
+// off when n is not 0, with the function that unmaps them. The bytes must not be used
+// after unmapping.
+func mapImageFile(path string, off, n uint64) ([]byte, func(), error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -142,26 +176,34 @@ func mapImageFile(path string) ([]byte, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	size := st.Size()
-	switch {
-	case size == 0:
-		return nil, func() {}, nil
-	case size > MaxMessageBytes:
-		return nil, nil, fmt.Errorf("image file of %d bytes is over the %d byte limit", size, MaxMessageBytes)
+	size := uint64(st.Size())
+	if n == 0 {
+		off, n = 0, size
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
+	switch {
+	case off > size || n > size-off:
+		return nil, nil, fmt.Errorf("%d bytes at %d are outside the image file's %d", n, off, size)
+	case n == 0:
+		return nil, func() {}, nil
+	case n > MaxMessageBytes:
+		return nil, nil, fmt.Errorf("image of %d bytes is over the %d byte limit", n, MaxMessageBytes)
+	}
+	// Mappings start on a page boundary.
+	start := off &^ uint64(os.Getpagesize()-1)
+	m, err := unix.Mmap(int(f.Fd()), int64(start), int(n+off-start), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, nil, err
 	}
-	return data, func() { _ = unix.Munmap(data) }, nil
+	return m[off-start:], func() { _ = unix.Munmap(m) }, nil
 }
 
-// requestImage returns the image of a request: inline, or mapped from its file.
-func requestImage(inline []byte, file string) ([]byte, func(), error) {
+// requestImage returns the image of a request: inline, or mapped from its file (the n
+// bytes at off when n is not 0).
+func requestImage(inline []byte, file string, off, n uint64) ([]byte, func(), error) {
 	if file == "" {
 		return inline, func() {}, nil
 	}
-	data, unmap, err := mapImageFile(file)
+	data, unmap, err := mapImageFile(file, off, n)
 	if err != nil {
 		return nil, nil, Errorf(codeImageFileUnreadable, "cannot read the image file: %v", err)
 	}

@@ -19,7 +19,7 @@ func TestImageFileRoundTrip(t *testing.T) {
 		if err := f.set(data); err != nil {
 			t.Fatal(err)
 		}
-		got, release, err := requestImage(nil, f.path)
+		got, release, err := requestImage(nil, f.path, 0, 0)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", size, err)
 		}
@@ -55,7 +55,7 @@ func TestFillReadsAnImageIntoTheFileUpToItsCapacity(t *testing.T) {
 		if !bytes.Equal(f.Bytes(), data) {
 			t.Errorf("%d bytes: Bytes gives %d bytes, not the same", size, len(f.Bytes()))
 		}
-		got, release, err := requestImage(nil, f.path)
+		got, release, err := requestImage(nil, f.path, 0, 0)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", size, err)
 		}
@@ -96,13 +96,66 @@ func (r *shortReader) Read(p []byte) (int, error) {
 }
 
 func TestUnreadableImageFileAsksForTheImageInline(t *testing.T) {
-	_, _, err := requestImage(nil, "/proc/self/fd/999999")
+	_, _, err := requestImage(nil, "/proc/self/fd/999999", 0, 0)
 	if ErrorCode(err) != codeImageFileUnreadable {
 		t.Errorf("got %v, want code %s", err, codeImageFileUnreadable)
 	}
-	got, release, err := requestImage([]byte("inline"), "")
+	got, release, err := requestImage([]byte("inline"), "", 0, 0)
 	if err != nil || string(got) != "inline" {
 		t.Errorf("inline image: %q, %v", got, err)
 	}
 	release()
+}
+
+// TestSelectedImageIsMappedAsARangeOrMovedToTheStart fills a file with an image between
+// other bytes, as a request body holds it, and reads the image back as a plugin does:
+// as a range of the file at offsets on and off page boundaries, and as the whole file
+// once compacted.
+func TestSelectedImageIsMappedAsARangeOrMovedToTheStart(t *testing.T) {
+	f, err := NewImageFile(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	image := bytes.Repeat([]byte{1, 2, 3, 5, 8, 13, 21}, 20000)
+	for _, off := range []int{0, 1, 4095, 4096, 4097, 70001} {
+		for _, tail := range []int{0, 1, 300} {
+			body := append(append(bytes.Repeat([]byte{'-'}, off), image...), bytes.Repeat([]byte{'-'}, tail)...)
+			if over, err := f.Fill(bytes.NewReader(body)); over || err != nil {
+				t.Fatalf("Fill: %v %v", over, err)
+			}
+			if err := f.Select(int64(off), int64(len(image))); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(f.Bytes(), image) {
+				t.Fatalf("at %d: Bytes is not the image", off)
+			}
+			if want := off == 0 && tail == 0; f.whole() != want {
+				t.Errorf("at %d, %d after: whole %v", off, tail, f.whole())
+			}
+			got, release, err := requestImage(nil, f.path, uint64(off), uint64(len(image)))
+			if err != nil || !bytes.Equal(got, image) {
+				t.Errorf("range at %d: %v, same %v", off, err, bytes.Equal(got, image))
+			}
+			release()
+			if err := f.compact(); err != nil {
+				t.Fatal(err)
+			}
+			got, release, err = requestImage(nil, f.path, 0, 0)
+			if err != nil || !bytes.Equal(got, image) || !bytes.Equal(f.Bytes(), image) {
+				t.Errorf("compacted from %d: %v, file is the image %v", off, err, bytes.Equal(got, image))
+			}
+			release()
+		}
+	}
+	// Ranges outside the file or the filled bytes are refused.
+	if _, _, err := requestImage(nil, f.path, 1, uint64(len(image))); ErrorCode(err) != codeImageFileUnreadable {
+		t.Errorf("a range past the end: %v", err)
+	}
+	if _, _, err := requestImage(nil, f.path, 1<<62, 1<<62); ErrorCode(err) != codeImageFileUnreadable {
+		t.Errorf("a huge range: %v", err)
+	}
+	if err := f.Select(0, int64(len(image))+1); err == nil {
+		t.Error("Select took more than the file holds")
+	}
 }

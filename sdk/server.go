@@ -87,7 +87,7 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 		}
 	} else {
 		var err error
-		img, err = decodeRequestImage(req.GetImage(), req.GetImageFile(), int64(req.GetMaxPixels()))
+		img, err = decodeRequestImage(req.GetImage(), req.GetImageFile(), req.GetImageOffset(), req.GetImageLength(), int64(req.GetMaxPixels()))
 		if err != nil {
 			return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
 		}
@@ -128,7 +128,7 @@ func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tra
 	defer s.mu.Unlock()
 	s.takeKept()
 	start := time.Now()
-	img, err := decodeRequestImage(req.GetImage(), req.GetImageFile(), int64(req.GetMaxPixels()))
+	img, err := decodeRequestImage(req.GetImage(), req.GetImageFile(), req.GetImageOffset(), req.GetImageLength(), int64(req.GetMaxPixels()))
 	if err != nil {
 		return &tracev1.AnalyzeResponse{Failure: failureToProto(err)}, nil
 	}
@@ -160,8 +160,8 @@ func problemsError(engine string, problems []Problem) *Error {
 
 // decodeRequestImage decodes a request's image, given inline or as a file, for an
 // engine. The decoded image shares no memory with the file.
-func decodeRequestImage(inline []byte, file string, maxPixels int64) (*image.NRGBA, error) {
-	data, release, err := requestImage(inline, file)
+func decodeRequestImage(inline []byte, file string, off, n uint64, maxPixels int64) (*image.NRGBA, error) {
+	data, release, err := requestImage(inline, file, off, n)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -57,18 +58,18 @@ func (b *Budget) Give(n int64) {
 // boundaries, part headers, small extra fields.
 const multipartSlack = 1 << 20
 
-// ImageFiles keeps the sdk.ImageFiles that uploads are read into, for reuse: an image is
-// read from the request straight into a file that the engine process maps, with no copy
-// in between, and a reused file keeps its memory pages from one upload to the next.
+// ImageFiles keeps the sdk.ImageFiles that uploads are read into, for reuse: a request
+// body is read straight into a file that the engine process maps, the image is left
+// where it landed, and a reused file keeps its memory pages from one upload to the next.
 type ImageFiles struct {
 	capacity int64
 	free     chan *sdk.ImageFile
 }
 
-// NewImageFiles returns a pool of files for images of up to capacity bytes that keeps
-// at most idle files unused.
-func NewImageFiles(capacity int64, idle int) *ImageFiles {
-	return &ImageFiles{capacity: capacity, free: make(chan *sdk.ImageFile, idle)}
+// NewImageFiles returns a pool of files for the bodies of requests with images of up to
+// maxImage bytes that keeps at most idle files unused.
+func NewImageFiles(maxImage int64, idle int) *ImageFiles {
+	return &ImageFiles{capacity: maxBody(maxImage), free: make(chan *sdk.ImageFile, idle)}
 }
 
 // get returns an unused file, or nil if none can be made (the upload is then read into
@@ -114,36 +115,98 @@ func (p *ImageFiles) Close() {
 	}
 }
 
-// upload is a parsed tracing request body. When file is set, image is its content, and
-// the file goes back to the pool once no job uses it.
+// upload is a parsed tracing request body. When file is set, image is the part of it
+// the file selects, for the engine to map. held is the pool's file the body was read
+// into, which goes back to the pool once no job uses it.
 type upload struct {
 	image    []byte
 	file     *sdk.ImageFile
+	held     *sdk.ImageFile
 	hasImage bool
 	settings []byte
 }
 
 // readUpload reads the multipart body with hard caps: the image to maxImage bytes, the
-// settings to settings.MaxBytes, the whole body to their sum plus slack. It stops
-// reading at the first cap exceeded. Unknown fields are read and ignored. The image goes
-// into a file from files when there is one; the caller gives the upload's file back to
-// files, also after an error.
+// settings to settings.MaxBytes, the whole body to their sum plus slack. Unknown fields
+// are ignored. With a file from files, the whole body is read into it and taken apart
+// in place, so the image is copied once, from the socket into memory the engine process
+// maps; the caller gives the upload's held file back to files, also after an error. Without
+// one, the body is read as a stream into memory.
 func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *ImageFiles) (upload, error) {
-	var up upload
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
-		return up, fault.New(fault.MissingImage,
+		return upload{}, fault.New(fault.MissingImage,
 			"send the image as a multipart/form-data request with a file field named image (and optionally a settings field)")
 	}
 	maxBody := maxBody(maxImage)
 	if r.ContentLength > maxBody {
-		return up, tooLarge(maxImage, r.ContentLength)
+		return upload{}, tooLarge(maxImage, r.ContentLength)
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	body := http.MaxBytesReader(w, r.Body, maxBody)
+	if files != nil && files.capacity >= maxBody {
+		if f := files.get(); f != nil {
+			return readInPlace(body, params["boundary"], maxImage, f)
+		}
+	}
+	return readStream(body, params["boundary"], maxImage)
+}
+
+// readInPlace reads the whole body into f and finds its fields there.
+func readInPlace(body io.Reader, boundary string, maxImage int64, f *sdk.ImageFile) (upload, error) {
+	up := upload{held: f}
+	over, err := f.Fill(body)
+	if err != nil {
+		return up, bodyError(err, maxImage)
+	}
+	if over {
+		return up, tooLarge(maxImage, -1)
+	}
+	data := f.Bytes()
+	parts, err := parseForm(data, boundary)
+	switch {
+	case errors.Is(err, errFormUnusual):
+		// The image is copied out of the body into memory.
+		stream, err := readStream(bytes.NewReader(data), boundary, maxImage)
+		stream.held = f
+		return stream, err
+	case err != nil:
+		return up, tooManyFields()
+	}
+	image := -1
+	for i, p := range parts {
+		switch p.name {
+		case "image":
+			if image >= 0 {
+				return up, duplicateImage()
+			}
+			image = i
+			if int64(p.len) > maxImage {
+				return up, tooLarge(maxImage, -1)
+			}
+		case "settings":
+			if p.len > settings.MaxBytes {
+				return up, settingsTooLarge()
+			}
+			up.settings = bytes.Clone(data[p.off : p.off+p.len])
+		}
+	}
+	if image >= 0 {
+		p := parts[image]
+		if err := f.Select(int64(p.off), int64(p.len)); err != nil {
+			return up, bodyError(err, maxImage)
+		}
+		up.image, up.file, up.hasImage = f.Bytes(), f, true
+	}
+	return up, nil
+}
+
+// readStream reads the body part by part, stopping at the first cap exceeded.
+func readStream(body io.Reader, boundary string, maxImage int64) (upload, error) {
+	var up upload
 	// A larger read buffer than the multipart reader's own 4 KiB means fewer reads and
 	// boundary scans for a multi-megabyte image.
-	mr := multipart.NewReader(bufio.NewReaderSize(r.Body, 64<<10), params["boundary"])
-	for {
+	mr := multipart.NewReader(bufio.NewReaderSize(body, 64<<10), boundary)
+	for fields := 0; ; fields++ {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
@@ -151,24 +214,17 @@ func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *I
 		if err != nil {
 			return up, bodyError(err, maxImage)
 		}
+		if fields == maxFormParts {
+			return up, tooManyFields()
+		}
 		switch part.FormName() {
 		case "image":
 			if up.hasImage {
-				part.Close()
-				return up, fault.New(fault.InvalidRequest, "the request has more than one image field; send one image per request")
+				return up, duplicateImage()
 			}
 			up.hasImage = true
-			if files != nil && files.capacity >= maxImage {
-				up.file = files.get()
-			}
 			var over bool
-			var err error
-			if up.file != nil {
-				over, err = up.file.Fill(part)
-				up.image = up.file.Bytes()
-			} else {
-				up.image, over, err = readCapped(part, maxImage)
-			}
+			up.image, over, err = readCapped(part, maxImage)
 			if err != nil {
 				return up, bodyError(err, maxImage)
 			}
@@ -181,9 +237,7 @@ func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *I
 				return up, bodyError(err, maxImage)
 			}
 			if over {
-				return up, &fault.Error{Code: fault.InvalidSettings,
-					Message: fmt.Sprintf("the settings field is larger than %d KiB", settings.MaxBytes>>10),
-					Details: []fault.Detail{{Field: "settings", Message: fmt.Sprintf("must be at most %d bytes", settings.MaxBytes)}}}
+				return up, settingsTooLarge()
 			}
 			up.settings = data
 		default:
@@ -194,6 +248,20 @@ func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *I
 		part.Close()
 	}
 	return up, nil
+}
+
+func duplicateImage() error {
+	return fault.New(fault.InvalidRequest, "the request has more than one image field; send one image per request")
+}
+
+func tooManyFields() error {
+	return fault.New(fault.InvalidRequest, "the request has more than %d fields; send an image field and optionally a settings field", maxFormParts)
+}
+
+func settingsTooLarge() error {
+	return &fault.Error{Code: fault.InvalidSettings,
+		Message: fmt.Sprintf("the settings field is larger than %d KiB", settings.MaxBytes>>10),
+		Details: []fault.Detail{{Field: "settings", Message: fmt.Sprintf("must be at most %d bytes", settings.MaxBytes)}}}
 }
 
 // readChunk is the unit in which uploads are read: the image is then copied once into a
@@ -215,13 +283,21 @@ func readCapped(r io.Reader, limit int64) (data []byte, over bool, err error) {
 	for {
 		c := chunkPool.Get().(*[]byte)
 		chunks = append(chunks, c)
-		n, err := io.ReadFull(r, *c)
+		// Not io.ReadFull: it reports a short last chunk as io.ErrUnexpectedEOF, which
+		// a multipart part also returns when the body ends before its boundary.
+		n := 0
+		var err error
+		for n < len(*c) && err == nil {
+			var m int
+			m, err = r.Read((*c)[n:])
+			n += m
+		}
 		total += int64(n)
 		last = n
 		if total > limit {
 			return nil, true, nil
 		}
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if err == io.EOF {
 			break
 		}
 		if err != nil {

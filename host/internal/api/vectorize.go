@@ -99,7 +99,7 @@ func (s *Server) vectorize(c *gin.Context) {
 	// The file goes back once the job is over: Do returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
-	defer s.ImageFiles.put(up.file)
+	defer s.ImageFiles.put(up.held)
 	if err != nil {
 		fail(err)
 		return

@@ -404,9 +404,12 @@ type DescribeResponse struct {
 	// AnalyzeRequest.
 	ReadsImageFile bool `protobuf:"varint,7,opt,name=reads_image_file,json=readsImageFile,proto3" json:"reads_image_file,omitempty"`
 	// keeps_decoded says the plugin honours AnalyzeRequest.keep and TraceRequest.use_kept.
-	KeepsDecoded  bool `protobuf:"varint,8,opt,name=keeps_decoded,json=keepsDecoded,proto3" json:"keeps_decoded,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	KeepsDecoded bool `protobuf:"varint,8,opt,name=keeps_decoded,json=keepsDecoded,proto3" json:"keeps_decoded,omitempty"`
+	// reads_image_range says the plugin honours image_offset and image_length with
+	// image_file.
+	ReadsImageRange bool `protobuf:"varint,9,opt,name=reads_image_range,json=readsImageRange,proto3" json:"reads_image_range,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DescribeResponse) Reset() {
@@ -495,6 +498,13 @@ func (x *DescribeResponse) GetKeepsDecoded() bool {
 	return false
 }
 
+func (x *DescribeResponse) GetReadsImageRange() bool {
+	if x != nil {
+		return x.ReadsImageRange
+	}
+	return false
+}
+
 // Failure is an error the engine answers with on purpose: invalid settings, a corrupt
 // image. Transport errors and crashes are not Failures.
 type Failure struct {
@@ -565,7 +575,13 @@ type TraceRequest struct {
 	// use_kept asks the plugin to trace the image it kept from the last Analyze (keep set)
 	// instead of decoding one; image and image_file are then empty. A plugin that has none
 	// answers the failure code "no_kept_image" and the host sends the image.
-	UseKept       bool `protobuf:"varint,5,opt,name=use_kept,json=useKept,proto3" json:"use_kept,omitempty"`
+	UseKept bool `protobuf:"varint,5,opt,name=use_kept,json=useKept,proto3" json:"use_kept,omitempty"`
+	// image_length, when not 0, says the image is that many bytes of image_file from
+	// image_offset (the host reads a whole request body into the file and leaves the image
+	// where it lies); 0 means the whole file. Sent only to plugins whose DescribeResponse
+	// sets reads_image_range.
+	ImageOffset   uint64 `protobuf:"varint,6,opt,name=image_offset,json=imageOffset,proto3" json:"image_offset,omitempty"`
+	ImageLength   uint64 `protobuf:"varint,7,opt,name=image_length,json=imageLength,proto3" json:"image_length,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -633,6 +649,20 @@ func (x *TraceRequest) GetUseKept() bool {
 		return x.UseKept
 	}
 	return false
+}
+
+func (x *TraceRequest) GetImageOffset() uint64 {
+	if x != nil {
+		return x.ImageOffset
+	}
+	return 0
+}
+
+func (x *TraceRequest) GetImageLength() uint64 {
+	if x != nil {
+		return x.ImageLength
+	}
+	return 0
 }
 
 type TraceResponse struct {
@@ -730,7 +760,10 @@ type AnalyzeRequest struct {
 	// so that an image measured for automatic selection is not decoded twice when the
 	// measuring engine is the one chosen. A kept image is dropped by the next call, or
 	// after a few seconds.
-	Keep          bool `protobuf:"varint,4,opt,name=keep,proto3" json:"keep,omitempty"`
+	Keep bool `protobuf:"varint,4,opt,name=keep,proto3" json:"keep,omitempty"`
+	// image_offset and image_length are as in TraceRequest.
+	ImageOffset   uint64 `protobuf:"varint,5,opt,name=image_offset,json=imageOffset,proto3" json:"image_offset,omitempty"`
+	ImageLength   uint64 `protobuf:"varint,6,opt,name=image_length,json=imageLength,proto3" json:"image_length,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -791,6 +824,20 @@ func (x *AnalyzeRequest) GetKeep() bool {
 		return x.Keep
 	}
 	return false
+}
+
+func (x *AnalyzeRequest) GetImageOffset() uint64 {
+	if x != nil {
+		return x.ImageOffset
+	}
+	return 0
+}
+
+func (x *AnalyzeRequest) GetImageLength() uint64 {
+	if x != nil {
+		return x.ImageLength
+	}
+	return 0
 }
 
 type AnalyzeResponse struct {
@@ -902,7 +949,7 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x06format\x18\n" +
 	" \x01(\tR\x06format\x12\x1d\n" +
 	"\n" +
-	"max_length\x18\v \x01(\rR\tmaxLength\"\xc4\x02\n" +
+	"max_length\x18\v \x01(\rR\tmaxLength\"\xf0\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12<\n" +
@@ -912,10 +959,11 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\vsdk_version\x18\x06 \x01(\tR\n" +
 	"sdkVersion\x12(\n" +
 	"\x10reads_image_file\x18\a \x01(\bR\x0ereadsImageFile\x12#\n" +
-	"\rkeeps_decoded\x18\b \x01(\bR\fkeepsDecoded\"7\n" +
+	"\rkeeps_decoded\x18\b \x01(\bR\fkeepsDecoded\x12*\n" +
+	"\x11reads_image_range\x18\t \x01(\bR\x0freadsImageRange\"7\n" +
 	"\aFailure\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\x9b\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\xe1\x02\n" +
 	"\fTraceRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\fR\x05image\x12E\n" +
 	"\x06params\x18\x02 \x03(\v2-.tracecraft.trace.v1.TraceRequest.ParamsEntryR\x06params\x12\x1d\n" +
@@ -923,7 +971,9 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"max_pixels\x18\x03 \x01(\x04R\tmaxPixels\x12\x1d\n" +
 	"\n" +
 	"image_file\x18\x04 \x01(\tR\timageFile\x12\x19\n" +
-	"\buse_kept\x18\x05 \x01(\bR\auseKept\x1aU\n" +
+	"\buse_kept\x18\x05 \x01(\bR\auseKept\x12!\n" +
+	"\fimage_offset\x18\x06 \x01(\x04R\vimageOffset\x12!\n" +
+	"\fimage_length\x18\a \x01(\x04R\vimageLength\x1aU\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
 	"\x05value\x18\x02 \x01(\v2\x1a.tracecraft.trace.v1.ValueR\x05value:\x028\x01\"\xcf\x01\n" +
@@ -933,14 +983,16 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x06height\x18\x03 \x01(\rR\x06height\x12#\n" +
 	"\rdecode_micros\x18\x04 \x01(\x04R\fdecodeMicros\x12!\n" +
 	"\ftrace_micros\x18\x05 \x01(\x04R\vtraceMicros\x126\n" +
-	"\afailure\x18\x06 \x01(\v2\x1c.tracecraft.trace.v1.FailureR\afailure\"x\n" +
+	"\afailure\x18\x06 \x01(\v2\x1c.tracecraft.trace.v1.FailureR\afailure\"\xbe\x01\n" +
 	"\x0eAnalyzeRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\fR\x05image\x12\x1d\n" +
 	"\n" +
 	"max_pixels\x18\x02 \x01(\x04R\tmaxPixels\x12\x1d\n" +
 	"\n" +
 	"image_file\x18\x03 \x01(\tR\timageFile\x12\x12\n" +
-	"\x04keep\x18\x04 \x01(\bR\x04keep\"\xd0\x02\n" +
+	"\x04keep\x18\x04 \x01(\bR\x04keep\x12!\n" +
+	"\fimage_offset\x18\x05 \x01(\x04R\vimageOffset\x12!\n" +
+	"\fimage_length\x18\x06 \x01(\x04R\vimageLength\"\xd0\x02\n" +
 	"\x0fAnalyzeResponse\x12\x14\n" +
 	"\x05width\x18\x01 \x01(\rR\x05width\x12\x16\n" +
 	"\x06height\x18\x02 \x01(\rR\x06height\x12N\n" +
