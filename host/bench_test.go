@@ -134,12 +134,10 @@ func BenchmarkHostOverhead(b *testing.B) {
 // /proc/PID/stat (fields 14 and 15, in clock ticks of 10 ms: the benchmarks read it over
 // hundreds of requests).
 func processCPU(b *testing.B, pid int) time.Duration {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := testbin.Stat(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The command name, field 2, is in parentheses and may hold spaces.
-	fields := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond

@@ -9,7 +9,6 @@ import (
 	"image/png"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,31 +19,12 @@ import (
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
-var binDir string
+func TestMain(m *testing.M) { testbin.Main(m) }
 
-// TestMain builds the test engine in its variants once for all tests.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sdk-test-")
-	if err != nil {
-		panic(err)
-	}
-	binDir = dir
-	for _, v := range []string{"", "protocol9"} {
-		out := filepath.Join(dir, "testengine"+v)
-		cmd := exec.Command("go", "build", "-ldflags", "-X main.variant="+v, "-o", out, "github.com/tracecraft/tracecraft/internal/testengine")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Run(); err != nil {
-			panic(err)
-		}
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
+// start launches the test engine (built once per variant) and kills it after the test.
 func start(t testing.TB, variant string) *sdk.Client {
 	t.Helper()
-	c, err := sdk.Start(sdk.Launch{Path: filepath.Join(binDir, "testengine"+variant)})
+	c, err := sdk.Start(sdk.Launch{Path: testbin.TestEngine(t, "testengine", variant)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +189,7 @@ func TestKillEndsThePluginAndTheProcessesItStarted(t *testing.T) {
 }
 
 func TestStartRefusesAPluginOfAnUnknownProtocolVersion(t *testing.T) {
-	_, err := sdk.Start(sdk.Launch{Path: filepath.Join(binDir, "testengineprotocol9")})
+	_, err := sdk.Start(sdk.Launch{Path: testbin.TestEngine(t, "testengine", "protocol9")})
 	if err == nil || !strings.Contains(err.Error(), "version") {
 		t.Fatalf("got %v, want a protocol version error", err)
 	}

@@ -13,15 +13,21 @@ import (
 	"time"
 )
 
+// Stat returns the fields of /proc/PID/stat after the command name (which is in
+// parentheses and may hold spaces): the process state first, as field 3 of proc(5).
+func Stat(pid int) ([]string, error) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])), nil
+}
+
 // Alive reports whether pid is a process that has not exited: zombies, which wait for
 // their parent to reap them, count as gone.
 func Alive(pid int) bool {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return false
-	}
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(fields) > 0 && fields[0] != "Z"
+	fields, err := Stat(pid)
+	return err == nil && len(fields) > 0 && fields[0] != "Z"
 }
 
 // Eventually polls cond every 20 ms for up to d and reports whether it held.

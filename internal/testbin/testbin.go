@@ -90,6 +90,14 @@ func Install(tb testing.TB, src, dir, name string) string {
 	return dst
 }
 
+// Main runs a package's tests and then removes the binaries they built: a TestMain of
+// one line, testbin.Main(m).
+func Main(m *testing.M) {
+	code := m.Run()
+	Cleanup()
+	os.Exit(code)
+}
+
 // Cleanup removes the built binaries; call it from TestMain after m.Run.
 func Cleanup() {
 	mu.Lock()

@@ -23,11 +23,7 @@ import (
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	testbin.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m) }
 
 // setup returns a registry over a fresh plugins folder holding the named test engines.
 func setup(t *testing.T, processes int, names ...string) (*Registry, string) {

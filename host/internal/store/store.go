@@ -168,3 +168,26 @@ func ValidDay(day string) error {
 	}
 	return nil
 }
+
+// ValidRange returns nil if from and to are both days ValidDay accepts.
+func ValidRange(from, to string) error {
+	if err := ValidDay(from); err != nil {
+		return err
+	}
+	return ValidDay(to)
+}
+
+// AppendUsageRow folds one row of a usage query into days: the stores read a key's days
+// joined with their failure counts, one row per day and failure status, ordered by day.
+// u holds the row's day and totals; failed says the row has a failure status, with its
+// count.
+func AppendUsageRow(days []Usage, u Usage, failed bool, status int, count int64) []Usage {
+	if n := len(days); n == 0 || days[n-1].Day != u.Day {
+		u.Failures = map[int]int64{}
+		days = append(days, u)
+	}
+	if failed {
+		days[len(days)-1].Failures[status] = count
+	}
+	return days
+}

@@ -12,6 +12,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tracecraft/tracecraft/internal/unionfind"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
 )
 
@@ -97,13 +98,6 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 		labels = make([]int32, w*h)
 	}
 	parent := make([]int32, 0, 1024)
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
 	for y := 0; y < h; y++ {
 		if y%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -117,16 +111,7 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 			up := y > 0 && key[i-w] == k
 			switch {
 			case left && up:
-				a, b := find(labels[i-1]), find(labels[i-w])
-				if a != b {
-					if a < b {
-						parent[b] = a
-					} else {
-						parent[a] = b
-						a = b
-					}
-				}
-				labels[i] = a
+				labels[i] = unionfind.Union(parent, labels[i-1], labels[i-w])
 			case left:
 				labels[i] = labels[i-1]
 			case up:
@@ -137,22 +122,11 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 			}
 		}
 	}
-	// Roots are the smallest provisional label of each component, so numbering roots
-	// in increasing order numbers components by their first pixel.
-	final := make([]int32, len(parent))
-	n := int32(0)
-	for i := range parent {
-		if r := find(int32(i)); r == int32(i) {
-			final[i] = n
-			n++
-		} else {
-			final[i] = final[r]
-		}
-	}
+	n := unionfind.Number(parent)
 	for i, l := range labels {
-		labels[i] = final[l]
+		labels[i] = parent[l]
 	}
-	return labels, int(n), nil
+	return labels, n, nil
 }
 
 // regionPalettes returns the palette index of each region of the current labels.
@@ -292,13 +266,7 @@ func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Resu
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
+	find := func(x int32) int32 { return unionfind.Find(parent, x) }
 	// The colour of a small region is cached until it grows.
 	cache := make([]quantize.Lab, nSmall)
 	cached := make([]bool, nSmall)

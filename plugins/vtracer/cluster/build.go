@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/binary"
 	"image"
+
+	"github.com/tracecraft/tracecraft/internal/unionfind"
 )
 
 // A cluster's state (builder.state) is its mean colour while it is alive (merging),
@@ -140,23 +142,11 @@ func (b *builder) label(ctx context.Context) error {
 	// image and not needed yet: a raster pass makes at most one label per pixel.
 	parent := make([]int32, np)
 	nl := int32(0)
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
 	join := func(l, u int32) int32 {
 		if l < 0 || l == u {
 			return u
 		}
-		rl, ru := find(l), find(u)
-		if rl < ru {
-			parent[ru] = rl
-		} else if ru < rl {
-			parent[rl] = ru
-		}
+		unionfind.Union(parent, l, u)
 		return l
 	}
 	diag := b.cfg.Diagonal
@@ -205,19 +195,8 @@ func (b *builder) label(ctx context.Context) error {
 		}
 		prev = row
 	}
-	// A label's parent is never larger than the label: one ascending pass numbers the
-	// roots in order of appearance and gives every other label its parent's number,
-	// already its root's.
 	parent = parent[:nl]
-	n := int32(0)
-	for i, r := range parent {
-		if r == int32(i) {
-			parent[i] = n
-			n++
-		} else {
-			parent[i] = parent[r]
-		}
-	}
+	n := int32(unionfind.Number(parent))
 	for p, l := range lab {
 		if l >= 0 {
 			lab[p] = parent[l]

@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"slices"
+
+	"github.com/tracecraft/tracecraft/internal/unionfind"
 )
 
 // traceBW traces the dark pixels of img (see Binarize) as black shapes, without colour
@@ -83,13 +85,6 @@ func labelDark(ctx context.Context, img *image.NRGBA) ([]int32, int, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	lab := make([]int32, w*h)
 	parent := make([]int32, 0, 256)
-	find := func(x int32) int32 {
-		for parent[x] != x {
-			parent[x] = parent[parent[x]]
-			x = parent[x]
-		}
-		return x
-	}
 	for y := 0; y < h; y++ {
 		if y&31 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -113,10 +108,8 @@ func labelDark(ctx context.Context, img *image.NRGBA) ([]int32, int, error) {
 				if u := lab[p-w]; u >= 0 && u != l {
 					if l < 0 {
 						l = u
-					} else if rl, ru := find(l), find(u); rl < ru {
-						parent[ru] = rl
-					} else if ru < rl {
-						parent[rl] = ru
+					} else {
+						unionfind.Union(parent, l, u)
 					}
 				}
 			}
@@ -127,21 +120,11 @@ func labelDark(ctx context.Context, img *image.NRGBA) ([]int32, int, error) {
 			lab[p] = l
 		}
 	}
-	// A label's parent is never larger than the label: one ascending pass points every
-	// label at its root, which is the area's first label, and numbers the roots.
-	n := int32(0)
-	for i, r := range parent {
-		if r == int32(i) {
-			parent[i] = n
-			n++
-		} else {
-			parent[i] = parent[r]
-		}
-	}
+	n := unionfind.Number(parent)
 	for p, l := range lab {
 		if l >= 0 {
 			lab[p] = parent[l]
 		}
 	}
-	return lab, int(n), nil
+	return lab, n, nil
 }

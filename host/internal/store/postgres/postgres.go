@@ -11,6 +11,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -312,10 +313,7 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 // Usage implements store.Store. One SELECT reads the days and their failures from the
 // same snapshot, so Requests always equals Successes plus the failures.
 func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]store.Usage, error) {
-	if err := store.ValidDay(from); err != nil {
-		return nil, err
-	}
-	if err := store.ValidDay(to); err != nil {
+	if err := store.ValidRange(from, to); err != nil {
 		return nil, err
 	}
 	days := []store.Usage{}
@@ -334,19 +332,12 @@ func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]stor
 		for rows.Next() {
 			var u store.Usage
 			var day time.Time
-			var status *int32
-			var count *int64
+			var status, count sql.NullInt64
 			if err := rows.Scan(&day, &u.Requests, &u.Successes, &u.InputBytes, &u.OutputBytes, &u.Pixels, &u.EngineMillis, &status, &count); err != nil {
 				return err
 			}
 			u.Day = day.Format(store.DayLayout)
-			if n := len(days); n == 0 || days[n-1].Day != u.Day {
-				u.Failures = map[int]int64{}
-				days = append(days, u)
-			}
-			if status != nil && count != nil {
-				days[len(days)-1].Failures[int(*status)] = *count
-			}
+			days = store.AppendUsageRow(days, u, status.Valid, int(status.Int64), count.Int64)
 		}
 		if err := rows.Err(); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -90,25 +89,7 @@ func TestOpenRefusesANewerSchema(t *testing.T) {
 
 func TestConcurrentOpensOfAnEmptySchemaAllSucceed(t *testing.T) {
 	dsn := pgtest.FreshSchema(t)
-	var wg sync.WaitGroup
-	errs := make(chan error, 6)
-	for range 6 {
-		wg.Go(func() {
-			s, err := postgres.Open(context.Background(), dsn)
-			if err == nil {
-				_, err = s.ListKeys(context.Background())
-				s.Close()
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Errorf("a concurrent Open failed: %v", err)
-		}
-	}
+	storetest.ConcurrentOpens(t, 6, func(ctx context.Context) (store.Store, error) { return postgres.Open(ctx, dsn) })
 }
 
 func TestOpenOfAnUnreachableServerFails(t *testing.T) {

@@ -323,10 +323,7 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 // Usage implements store.Store. One SELECT reads the days and their failures from the
 // same snapshot, so Requests always equals Successes plus the failures.
 func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]store.Usage, error) {
-	if err := store.ValidDay(from); err != nil {
-		return nil, err
-	}
-	if err := store.ValidDay(to); err != nil {
+	if err := store.ValidRange(from, to); err != nil {
 		return nil, err
 	}
 	rows, err := s.r.QueryContext(ctx,
@@ -347,13 +344,7 @@ func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]stor
 		if err := rows.Scan(&u.Day, &u.Requests, &u.Successes, &u.InputBytes, &u.OutputBytes, &u.Pixels, &u.EngineMillis, &status, &count); err != nil {
 			return nil, fmt.Errorf("sqlite: usage of key %d: %w", keyID, err)
 		}
-		if n := len(days); n == 0 || days[n-1].Day != u.Day {
-			u.Failures = map[int]int64{}
-			days = append(days, u)
-		}
-		if status.Valid {
-			days[len(days)-1].Failures[int(status.Int64)] = count.Int64
-		}
+		days = store.AppendUsageRow(days, u, status.Valid, int(status.Int64), count.Int64)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("sqlite: usage of key %d: %w", keyID, err)

@@ -115,25 +115,7 @@ func bump(t *testing.T, path string) {
 
 func TestConcurrentOpensOfANewFileAllSucceed(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "test.db")
-	var wg sync.WaitGroup
-	errs := make(chan error, 8)
-	for range 8 {
-		wg.Go(func() {
-			s, err := sqlite.Open(context.Background(), path)
-			if err == nil {
-				_, err = s.ListKeys(context.Background())
-				s.Close()
-			}
-			errs <- err
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Errorf("a concurrent Open failed: %v", err)
-		}
-	}
+	storetest.ConcurrentOpens(t, 8, func(ctx context.Context) (store.Store, error) { return sqlite.Open(ctx, path) })
 }
 
 // Cross-process test: the test binary runs itself again as a child process (like the
@@ -217,17 +199,7 @@ func TestCrossProcessWritesAreExact(t *testing.T) {
 	want.Day, want.Failures = "2024-03-09", map[int]int64{}
 	for range 2 {
 		for i := range perProcess {
-			r := request(i, at)
-			want.Requests++
-			if r.Success() {
-				want.Successes++
-			} else {
-				want.Failures[r.Status]++
-			}
-			want.InputBytes += r.InputBytes
-			want.OutputBytes += r.OutputBytes
-			want.Pixels += r.Pixels
-			want.EngineMillis += r.EngineMillis
+			storetest.Count(&want, request(i, at))
 		}
 	}
 	u, err := s.Usage(ctx, shared.ID, "2024-03-09", "2024-03-09")

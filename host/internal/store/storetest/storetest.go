@@ -512,16 +512,7 @@ func testConcurrentRecord(t *testing.T, s store.Store) {
 				r.Status = 500
 			}
 			reqs[g][i] = r
-			want.Requests++
-			if r.Success() {
-				want.Successes++
-			} else {
-				want.Failures[r.Status]++
-			}
-			want.InputBytes += r.InputBytes
-			want.OutputBytes += r.OutputBytes
-			want.Pixels += r.Pixels
-			want.EngineMillis += r.EngineMillis
+			Count(&want, r)
 		}
 	}
 	var wg sync.WaitGroup
@@ -625,5 +616,46 @@ func testPing(t *testing.T, s store.Store) {
 	}
 	if d := s.Dialect(); d != store.SQLite && d != store.Postgres {
 		t.Errorf("Dialect() = %q, want %q or %q", d, store.SQLite, store.Postgres)
+	}
+}
+
+// Count adds request r to the usage u a store should report for r's day; u.Failures
+// must not be nil.
+func Count(u *store.Usage, r store.Request) {
+	u.Requests++
+	if r.Success() {
+		u.Successes++
+	} else {
+		u.Failures[r.Status]++
+	}
+	u.InputBytes += r.InputBytes
+	u.OutputBytes += r.OutputBytes
+	u.Pixels += r.Pixels
+	u.EngineMillis += r.EngineMillis
+}
+
+// ConcurrentOpens opens n stores at once with open, each on the same new database, and
+// reports each that fails to open or to list keys: the first open of a database creates
+// its schema, and the others must wait for it rather than fail.
+func ConcurrentOpens(t *testing.T, n int, open func(context.Context) (store.Store, error)) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			s, err := open(context.Background())
+			if err == nil {
+				_, err = s.ListKeys(context.Background())
+				s.Close()
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a concurrent Open failed: %v", err)
+		}
 	}
 }
