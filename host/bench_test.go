@@ -51,6 +51,28 @@ func photoPNG(b testing.TB, w, h int) []byte {
 	return buf.Bytes()
 }
 
+// graphicPNG is a w x h image of flat colours, a grid of tiles with a disc over it:
+// compressible like a logo or a poster.
+func graphicPNG(b testing.TB, w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	r := min(w, h) * 3 / 10
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			i := img.PixOffset(x, y)
+			c := [4]uint8{uint8(x * 8 / w * 30), uint8(y * 8 / h * 30), 128, 255}
+			if dx, dy := x-w/2, y-h/2; dx*dx+dy*dy < r*r {
+				c = [4]uint8{200, 30, 30, 255}
+			}
+			copy(img.Pix[i:i+4], c[:])
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		b.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 // percentile returns the p-th percentile (0..100) of sorted durations, in ms.
 func percentile(sorted []time.Duration, p float64) float64 {
 	if len(sorted) == 0 {
@@ -67,9 +89,14 @@ func BenchmarkHostOverhead(b *testing.B) {
 	h := startHost(b, newPlugins(b, "testengine"), "", "--workers", "2")
 	for _, size := range []struct {
 		name string
-		w, h int
-	}{{"0.25MP", 500, 500}, {"4MP", 2000, 2000}} {
-		img := photoPNG(b, size.w, size.h)
+		img  []byte
+	}{
+		{"0.25MP", photoPNG(b, 500, 500)},
+		{"4MP", photoPNG(b, 2000, 2000)},
+		// The same pixel count as a flat-coloured graphic: a small file.
+		{"4MP-graphic", graphicPNG(b, 2000, 2000)},
+	} {
+		img := size.img
 		b.Run(size.name, func(b *testing.B) {
 			b.SetBytes(int64(len(img)))
 			var overhead, inHost []time.Duration

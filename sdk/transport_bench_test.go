@@ -3,6 +3,7 @@ package sdk_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/png"
 	"math/rand"
@@ -49,6 +50,18 @@ func BenchmarkTraceTransport(b *testing.B) {
 				b.Fatal(over, err)
 			}
 			transportCost(b, c, sdk.TraceRequest{File: f})
+		})
+	}
+	// A 1 px image, traced at once or after the plugin has slept 10 ms: the protocol's
+	// fixed cost, and how much of it is waking two idle processes again (on a virtual
+	// machine whose idle cores sleep, that alone can cost more than the rest).
+	var dot bytes.Buffer
+	if err := png.Encode(&dot, image.NewNRGBA(image.Rect(0, 0, 1, 1))); err != nil {
+		b.Fatal(err)
+	}
+	for _, idle := range []int{0, 10} {
+		b.Run(fmt.Sprintf("1px/after-%dms", idle), func(b *testing.B) {
+			transportCost(b, c, sdk.TraceRequest{Image: dot.Bytes(), Params: map[string]any{"action": "sleep", "ms": idle}})
 		})
 	}
 }
