@@ -49,6 +49,16 @@ func Hex(c color.NRGBA) string {
 	return string([]byte{'#', digits[c.R>>4], digits[c.R&15], digits[c.G>>4], digits[c.G&15], digits[c.B>>4], digits[c.B&15]})
 }
 
+// Paint returns the attributes that paint with c, for attr "fill" or "stroke":
+// ` fill="#rgb"`, followed by ` fill-opacity="..."` when c is not opaque.
+func Paint(attr string, c color.NRGBA) string {
+	s := " " + attr + `="` + Hex(c) + `"`
+	if c.A < 255 {
+		s += " " + attr + `-opacity="` + Opacity(c.A) + `"`
+	}
+	return s
+}
+
 // Opacity formats an 8-bit alpha as an opacity in [0, 1] with 3 decimals (".502").
 func Opacity(a uint8) string { return Num(float64(a)/255, 3) }
 

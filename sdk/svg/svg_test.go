@@ -116,3 +116,21 @@ func TestHeaderAndColours(t *testing.T) {
 		t.Errorf("Opacity(128) = %q", got)
 	}
 }
+
+func TestPaintAddsTheOpacityOnlyWhenNeeded(t *testing.T) {
+	for _, tc := range []struct {
+		attr string
+		c    color.NRGBA
+		want string
+	}{
+		{"fill", color.NRGBA{R: 0xff, G: 0x88, A: 255}, ` fill="#f80"`},
+		{"fill", color.NRGBA{R: 0x12, G: 0x34, B: 0x56, A: 128}, ` fill="#123456" fill-opacity=".502"`},
+		{"stroke", color.NRGBA{A: 255}, ` stroke="#000"`},
+		{"stroke", color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 1}, ` stroke="#fff" stroke-opacity=".004"`},
+		{"fill", color.NRGBA{}, ` fill="#000" fill-opacity="0"`},
+	} {
+		if got := Paint(tc.attr, tc.c); got != tc.want {
+			t.Errorf("Paint(%q, %v) = %q, want %q", tc.attr, tc.c, got, tc.want)
+		}
+	}
+}

@@ -132,11 +132,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]b
 			}
 			trace.AppendShape(d, p)
 		})
-		b.WriteString(`<path fill="` + svg.Hex(l.Color) + `"`)
-		if !l.Opaque() {
-			b.WriteString(` fill-opacity="` + svg.Opacity(l.Color.A) + `"`)
-		}
-		b.WriteString(` d="`)
+		b.WriteString(`<path` + svg.Paint("fill", l.Color) + ` d="`)
 		b.Write(d.Bytes())
 		b.WriteString(`"/>`)
 	}

@@ -411,20 +411,14 @@ func (w *writer) element(g group, withPaint bool) {
 // paintAttrs writes the paint of a group of shapes.
 func (w *writer) paintAttrs(g group) {
 	paint := g.paint
-	hex := svg.Hex(paint)
 	switch {
 	case w.opt.Style == Fill:
-		w.buf.WriteString(` fill="` + hex + `"`)
-		if paint.A < 255 {
-			w.buf.WriteString(` fill-opacity="` + svg.Opacity(paint.A) + `"`)
-		} else if g.stroked {
-			w.buf.WriteString(` stroke="` + hex + `"`)
+		w.buf.WriteString(svg.Paint("fill", paint))
+		if paint.A == 255 && g.stroked {
+			w.buf.WriteString(` stroke="` + svg.Hex(paint) + `"`)
 		}
 	case w.opt.Override == nil:
-		w.buf.WriteString(` stroke="` + hex + `"`)
-		if paint.A < 255 {
-			w.buf.WriteString(` stroke-opacity="` + svg.Opacity(paint.A) + `"`)
-		}
+		w.buf.WriteString(svg.Paint("stroke", paint))
 	}
 }
 

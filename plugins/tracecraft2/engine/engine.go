@@ -249,10 +249,8 @@ func (w *writer) write() []byte {
 // the subpaths prims), in a <g> holding the paint when that is shorter than repeating
 // it.
 func (w *writer) group(g svgout.Group, d, prims []byte, elems [][]byte) {
-	paint := ` fill="` + svg.Hex(g.Paint) + `"`
-	if g.Paint.A < 255 {
-		paint += ` fill-opacity="` + svg.Opacity(g.Paint.A) + `"`
-	} else if g.Stroked {
+	paint := svg.Paint("fill", g.Paint)
+	if g.Paint.A == 255 && g.Stroked {
 		paint += ` stroke="` + svg.Hex(g.Paint) + `"`
 	}
 	n := len(elems)

@@ -200,13 +200,9 @@ func (wr *writer) shape(starts []int32, in func(p int) bool, c color.NRGBA) {
 		return
 	}
 	out := &wr.out
-	out.writeString(`<path fill="`)
-	out.writeString(svg.Hex(c))
-	if c.A < 0xff {
-		out.writeString(`" fill-opacity="`)
-		out.writeString(svg.Opacity(c.A))
-	}
-	out.writeString(`" d="`)
+	out.writeString(`<path`)
+	out.writeString(svg.Paint("fill", c))
+	out.writeString(` d="`)
 	out.write(path.Bytes())
 	out.writeString(`"/>`)
 }
