@@ -32,7 +32,7 @@ func (s *scratch) optimize(tol float64) {
 	for i := 0; i < m; i++ {
 		conv[i] = 0
 		if !cv.corner[i] {
-			conv[i] = signf(dpara(v[mod(i-1, m)], v[i], v[mod(i+1, m)]))
+			conv[i] = sign(dpara(v[mod(i-1, m)], v[i], v[mod(i+1, m)]))
 		}
 	}
 	// areas[i]: the area enclosed, as seen from v_0, by the curve up to the end of
@@ -121,7 +121,7 @@ func (s *scratch) join(i, j int, tol float64) joined {
 		if s.conv[k1] != conv {
 			return res
 		}
-		if signf(cprod(v[i], v[i1], v[k1], v[k2])) != conv {
+		if sign(cprod(v[i], v[i1], v[k1], v[k2])) != conv {
 			return res
 		}
 		if iprod1(v[i], v[i1], v[k1], v[k2]) < d*dist(v[k1], v[k2])*cos179 {
@@ -210,14 +210,4 @@ func (s *scratch) join(i, j int, tol float64) joined {
 	}
 	res.usable = true
 	return res
-}
-
-func signf(a float64) int {
-	switch {
-	case a > 0:
-		return 1
-	case a < 0:
-		return -1
-	}
-	return 0
 }

@@ -64,7 +64,7 @@ func (s *scratch) straightRuns(pts []point) {
 		k1, k := i, next[i]
 		done := false
 		for steps := 0; ; steps++ {
-			seen |= direction(sign(pts[k].x-pts[k1].x), sign(pts[k].y-pts[k1].y))
+			seen |= direction(pts[k].x-pts[k1].x, pts[k].y-pts[k1].y)
 			if seen == 15 { // all four directions: v_k1 ends the straight path
 				pivot[i] = k1
 				done = true
@@ -94,7 +94,7 @@ func (s *scratch) straightRuns(pts []point) {
 		}
 		// v_k1 is inside the cone, v_k is not: find the last vertex of the run from
 		// v_k1 towards v_k that is, the largest j with k1+j inside both boundaries.
-		dk := ivec{int(sign(pts[k].x - pts[k1].x)), int(sign(pts[k].y - pts[k1].y))}
+		dk := ivec{sign(pts[k].x - pts[k1].x), sign(pts[k].y - pts[k1].y)}
 		cur := ivec{int(pts[k1].x - pi.x), int(pts[k1].y - pi.y)}
 		a, b := cross(c0, cur), cross(c0, dk)
 		c, d := cross(c1, cur), cross(c1, dk)
@@ -291,7 +291,8 @@ func floorDiv(a, b int) int {
 	return -1 - (-1-a)/b
 }
 
-func sign(a int32) int32 {
+// sign returns 1, -1 or 0 as a is positive, negative or zero.
+func sign[T int32 | float64](a T) int {
 	switch {
 	case a > 0:
 		return 1
