@@ -132,8 +132,7 @@ func (f *ImageFile) compact() error {
 }
 
 // Bytes returns the image the last successful Fill read, or the part of it Select
-// chose. The slice is valid until the
-// next Fill or Close.
+// chose. The slice is valid until the next Fill or Close.
 func (f *ImageFile) Bytes() []byte { return f.data }
 
 // set makes data the file's whole content (the client's copy of an image given as

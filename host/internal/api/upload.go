@@ -279,7 +279,6 @@ func readCapped(r io.Reader, limit int64) (data []byte, over bool, err error) {
 			chunkPool.Put(c)
 		}
 	}()
-	last := 0
 	for {
 		c := chunkPool.Get().(*[]byte)
 		chunks = append(chunks, c)
@@ -293,7 +292,6 @@ func readCapped(r io.Reader, limit int64) (data []byte, over bool, err error) {
 			n += m
 		}
 		total += int64(n)
-		last = n
 		if total > limit {
 			return nil, true, nil
 		}
@@ -306,12 +304,8 @@ func readCapped(r io.Reader, limit int64) (data []byte, over bool, err error) {
 	}
 	data = make([]byte, total)
 	off := 0
-	for i, c := range chunks {
-		n := readChunk
-		if i == len(chunks)-1 {
-			n = last
-		}
-		off += copy(data[off:], (*c)[:n])
+	for _, c := range chunks {
+		off += copy(data[off:], *c)
 	}
 	return data, false, nil
 }

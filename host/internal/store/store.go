@@ -140,6 +140,18 @@ type Store interface {
 	Close() error
 }
 
+// CheckNewKey returns nil if a key can be created with name, hash and prefix: the name
+// is valid and neither hash nor prefix is empty. Both stores check it before inserting.
+func CheckNewKey(name, hash, prefix string) error {
+	if err := ValidName(name); err != nil {
+		return err
+	}
+	if hash == "" || prefix == "" {
+		return errors.New("store: create key: empty hash or prefix")
+	}
+	return nil
+}
+
 // ValidName returns nil if name can name a key: 1 to 64 ASCII letters, digits, '.', '_'
 // or '-'. Names appear in logs and CLI output, so nothing that needs quoting is allowed.
 func ValidName(name string) error {

@@ -172,11 +172,8 @@ func date(day string) time.Time {
 
 // CreateKey implements store.Store.
 func (s *Store) CreateKey(ctx context.Context, name, hash, prefix string, at time.Time) (store.Key, error) {
-	if err := store.ValidName(name); err != nil {
+	if err := store.CheckNewKey(name, hash, prefix); err != nil {
 		return store.Key{}, err
-	}
-	if hash == "" || prefix == "" {
-		return store.Key{}, errors.New("postgres: create key: empty hash or prefix")
 	}
 	var k store.Key
 	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {

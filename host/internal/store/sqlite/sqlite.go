@@ -191,11 +191,8 @@ func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
 // CreateKey implements store.Store.
 func (s *Store) CreateKey(ctx context.Context, name, hash, prefix string, at time.Time) (store.Key, error) {
-	if err := store.ValidName(name); err != nil {
+	if err := store.CheckNewKey(name, hash, prefix); err != nil {
 		return store.Key{}, err
-	}
-	if hash == "" || prefix == "" {
-		return store.Key{}, errors.New("sqlite: create key: empty hash or prefix")
 	}
 	var k store.Key
 	err := write(ctx, s.w, func(tx *sql.Tx) error {
