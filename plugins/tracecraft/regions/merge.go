@@ -7,8 +7,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/tracecraft/tracecraft/internal/unionfind"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
+	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
 // merger holds the state of one mergeSmall run. Only the regions that start small get a
@@ -77,7 +77,7 @@ func newMerger(m *Map, q *quantize.Result, regionPalette []int32, n, minRegion i
 
 func (g *merger) small(l int32) bool { return int(g.size[l]) < g.minRegion }
 
-func (g *merger) find(x int32) int32 { return unionfind.Find(g.parent, x) }
+func (g *merger) find(x int32) int32 { return label.Find(g.parent, x) }
 
 // sumColours adds up each small region's own pixels. Small regions are compared by the
 // mean of their own pixels (premultiplied sums, alpha and count), which for

@@ -10,8 +10,8 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/tracecraft/tracecraft/internal/unionfind"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
+	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
 // Region is one 4-connected area of the label map.
@@ -109,7 +109,7 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 			up := y > 0 && key[i-w] == k
 			switch {
 			case left && up:
-				labels[i] = unionfind.Union(parent, labels[i-1], labels[i-w])
+				labels[i] = label.Union(parent, labels[i-1], labels[i-w])
 			case left:
 				labels[i] = labels[i-1]
 			case up:
@@ -120,7 +120,7 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 			}
 		}
 	}
-	n := unionfind.Number(parent)
+	n := label.Number(parent)
 	for i, l := range labels {
 		labels[i] = parent[l]
 	}

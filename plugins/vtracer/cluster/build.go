@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 
-	"github.com/tracecraft/tracecraft/internal/unionfind"
+	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
 // A cluster's state (builder.state) is its mean colour while it is alive (merging),
@@ -136,7 +136,7 @@ func (b *builder) label(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n := int32(unionfind.Number(parent))
+	n := int32(label.Number(parent))
 	for p, l := range lab {
 		if l >= 0 {
 			lab[p] = parent[l]
@@ -172,7 +172,7 @@ func (b *builder) provisional(ctx context.Context) (lab, parent []int32, partial
 		if l < 0 || l == u {
 			return u
 		}
-		unionfind.Union(parent, l, u)
+		label.Union(parent, l, u)
 		return l
 	}
 	diag := b.cfg.Diagonal
