@@ -326,9 +326,21 @@ func engineSchema(d sdk.Descriptor) obj {
 	}
 }
 
+// schemas returns the document's component schemas.
 func (s Service) schemas() obj {
-	cat := s.Catalog
 	out := obj{}
+	s.settingsSchemas(out)
+	errorSchemas(out)
+	resultSchemas(out)
+	healthSchemas(out)
+	usageSchemas(out)
+	return out
+}
+
+// settingsSchemas adds the schemas of the settings and of /api/schema: each engine's
+// parameters, the presets and the parameter descriptors.
+func (s Service) settingsSchemas(out obj) {
+	cat := s.Catalog
 	engineNames := []string{settings.Auto}
 	settingsProps := obj{}
 	schemaProps := obj{}
@@ -393,7 +405,10 @@ func (s Service) schemas() obj {
 		"properties":           obj{"engine": obj{"type": "string"}, "description": obj{"type": "string"}},
 		"additionalProperties": obj{"type": "object", "description": "The parameters the preset sets, under its engine's name."},
 	}
+}
 
+// errorSchemas adds the error body's schemas.
+func errorSchemas(out obj) {
 	out["Error"] = obj{
 		"type":     "object",
 		"required": []string{"error"},
@@ -417,10 +432,11 @@ func (s Service) schemas() obj {
 			"code":    obj{"type": "string"},
 		},
 	}
+}
 
-	ms := obj{"type": "number", "minimum": 0}
-	count := obj{"type": "integer", "minimum": 0}
-	str := obj{"type": "string"}
+// resultSchemas adds the schemas of the tracing answer.
+func resultSchemas(out obj) {
+	ms, count, str := obj{"type": "number", "minimum": 0}, obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	out["Timings"] = obj{
 		"type":       "object",
 		"required":   []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
@@ -446,7 +462,11 @@ func (s Service) schemas() obj {
 			"engineVersion": str,
 		},
 	}
+}
 
+// healthSchemas adds the schemas of /api/health.
+func healthSchemas(out obj) {
+	count, str := obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	out["LaneStats"] = obj{
 		"type":     "object",
 		"required": []string{"name", "workers", "busy", "queued", "capacity"},
@@ -472,7 +492,11 @@ func (s Service) schemas() obj {
 			"engines": obj{"type": "array", "items": ref("schemas", "EngineStatus")},
 		},
 	}
+}
 
+// usageSchemas adds the schemas of a key's usage report.
+func usageSchemas(out obj) {
+	count, str := obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	day := obj{
 		"type":     "object",
 		"required": []string{"day", "requests", "successes", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
@@ -498,5 +522,4 @@ func (s Service) schemas() obj {
 			"total": ref("schemas", "UsageDay"),
 		},
 	}
-	return out
 }
