@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
 // ParamType is the JSON type of a parameter, as the schema endpoint shows it.
@@ -117,16 +119,6 @@ func (p Param) maxLength() int {
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
-var engineName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
-
-// reservedNames cannot be engine names: they are settings keys or the auto selector.
-var reservedNames = map[string]bool{"auto": true, "preset": true, "engine": true, "none": true}
-
-// ValidEngineName reports whether name can name an engine: lower-case letters, digits,
-// '-' and '_', starting with a letter, at most 32 bytes, and not a reserved settings key.
-func ValidEngineName(name string) bool {
-	return engineName.MatchString(name) && !reservedNames[name]
-}
 
 // Validate checks that the descriptor is well-formed: a valid engine name, a version, a
 // known stability, and parameters with unique identifier names, a known type, a
@@ -135,7 +127,7 @@ func ValidEngineName(name string) bool {
 func (d Descriptor) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if !ValidEngineName(d.Name) {
+	if !wire.ValidEngineName(d.Name) {
 		bad("engine name %q is not a lower-case identifier or is reserved", d.Name)
 	}
 	if strings.TrimSpace(d.Version) == "" {

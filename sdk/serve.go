@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
 // ServeOption configures Serve.
@@ -51,19 +53,19 @@ func Serve(e Engine, opts ...ServeOption) {
 		// plugin, which is where an operator looks.
 		cfg.logger.Error("engine description is invalid", "error", err)
 	}
-	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
+	if os.Getenv(wire.Handshake.MagicCookieKey) != wire.Handshake.MagicCookieValue {
 		fmt.Fprintf(os.Stderr, "%s is a Tracecraft engine plugin (%s %s): the tracecraft host starts it; it is not meant to be run by hand.\n",
 			os.Args[0], desc.Name, desc.Version)
 		os.Exit(1)
 	}
 	go watchParent(os.Getppid(), cfg.parentCheck)
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig:  Handshake,
+		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: versionedPlugins(e, cfg.logger),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
-			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
-				grpc.InitialWindowSize(flowWindow), grpc.InitialConnWindowSize(flowWindow),
-				grpc.ReadBufferSize(ioBuffer), grpc.WriteBufferSize(ioBuffer))
+			opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessageBytes), grpc.MaxSendMsgSize(wire.MaxMessageBytes),
+				grpc.InitialWindowSize(wire.FlowWindow), grpc.InitialConnWindowSize(wire.FlowWindow),
+				grpc.ReadBufferSize(wire.IOBuffer), grpc.WriteBufferSize(wire.IOBuffer))
 			return grpc.NewServer(opts...)
 		},
 		Logger: cfg.logger,

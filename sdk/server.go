@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/tracecraft/tracecraft/sdk/analysis"
 	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
@@ -36,9 +36,6 @@ type server struct {
 
 // keptExpiry is how long a kept image waits for the Trace that uses it.
 const keptExpiry = 5 * time.Second
-
-// codeNoKeptImage is the failure of a Trace with use_kept when no image is kept.
-const codeNoKeptImage = "no_kept_image"
 
 // takeKept returns the kept image, if any, and forgets it. s.mu is held.
 func (s *server) takeKept() *image.NRGBA {
@@ -83,7 +80,7 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 	img := s.takeKept()
 	if req.GetUseKept() {
 		if img == nil {
-			return &tracev1.TraceResponse{Failure: failureToProto(Errorf(codeNoKeptImage, "no image is kept; send it"))}, nil
+			return &tracev1.TraceResponse{Failure: failureToProto(Errorf(wire.CodeNoKeptImage, "no image is kept; send it"))}, nil
 		}
 	} else {
 		var err error
@@ -96,7 +93,7 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	svg, err := s.engine.Trace(WithLogger(ctx, s.logger), img, params)
+	svg, err := s.engine.Trace(withLogger(ctx, s.logger), img, params)
 	traced := time.Now()
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
@@ -108,10 +105,10 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 		}
 		return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
 	}
-	if len(svg) > MaxMessageBytes-(1<<20) {
+	if len(svg) > wire.MaxMessageBytes-(1<<20) {
 		return &tracev1.TraceResponse{Failure: failureToProto(Errorf(CodeOutputTooLarge,
 			"the SVG would be %d MB, more than the %d MB the service can return; lower the number of colours or raise the tolerance",
-			len(svg)>>20, MaxMessageBytes>>20))}, nil
+			len(svg)>>20, wire.MaxMessageBytes>>20))}, nil
 	}
 	return &tracev1.TraceResponse{
 		Svg:          svg,
@@ -161,7 +158,7 @@ func problemsError(engine string, problems []Problem) *Error {
 // decodeRequestImage decodes a request's image, given inline or as a file, for an
 // engine. The decoded image shares no memory with the file.
 func decodeRequestImage(inline []byte, file string, off, n uint64, maxPixels int64) (*image.NRGBA, error) {
-	data, release, err := requestImage(inline, file, off, n)
+	data, release, err := wire.RequestImage(inline, file, off, n)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +169,8 @@ func decodeRequestImage(inline []byte, file string, off, n uint64, maxPixels int
 
 type loggerKey struct{}
 
-// WithLogger returns a context carrying logger, as Serve gives one to Engine.Trace.
-func WithLogger(ctx context.Context, logger hclog.Logger) context.Context {
+// withLogger returns a context carrying logger, as Serve gives one to Engine.Trace.
+func withLogger(ctx context.Context, logger hclog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, logger)
 }
 
@@ -185,12 +182,4 @@ func Logger(ctx context.Context) hclog.Logger {
 		return l
 	}
 	return hclog.NewNullLogger()
-}
-
-// statusCode returns the gRPC status code of err, or codes.Unknown.
-func statusCode(err error) codes.Code {
-	if s, ok := status.FromError(err); ok {
-		return s.Code()
-	}
-	return codes.Unknown
 }

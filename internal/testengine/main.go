@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
@@ -32,7 +33,7 @@ var (
 
 func main() {
 	if variant == "protocol9" {
-		hs := sdk.Handshake
+		hs := pluginhost.Handshake
 		hs.ProtocolVersion = 9
 		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: map[int]plugin.PluginSet{9: {}}, GRPCServer: plugin.DefaultGRPCServer})
 		return
