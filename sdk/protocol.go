@@ -17,7 +17,7 @@ const Version = wire.SDKVersion
 
 // versionedPlugins returns the plugin sets of every protocol version this sdk serves
 // for engine e.
-func versionedPlugins(e Engine, logger hclog.Logger) map[int]plugin.PluginSet {
+func versionedPlugins(e bound, logger hclog.Logger) map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
 		1: {wire.PluginName: &grpcPlugin{engine: e, logger: logger}},
 	}
@@ -26,7 +26,7 @@ func versionedPlugins(e Engine, logger hclog.Logger) map[int]plugin.PluginSet {
 // grpcPlugin binds the v1 gRPC service to go-plugin, on the plugin side.
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	engine Engine
+	engine bound
 	logger hclog.Logger
 }
 

@@ -29,17 +29,18 @@ func WithServeLogger(l hclog.Logger) ServeOption {
 // Serve runs e as a Tracecraft engine plugin and returns only when the host tells the
 // plugin to stop. Call it from main:
 //
-//	func main() { sdk.Serve(myengine.New()) }
+//	func main() { sdk.Serve[myengine.Params](myengine.New()) }
 //
 // Run by hand rather than by the host, the binary says so and exits with status 1. The
 // process also exits if its parent (the host) goes away, so plugin processes never
 // outlive the host.
-func Serve(e Engine, opts ...ServeOption) {
+func Serve[P any](e Engine[P], opts ...ServeOption) {
 	cfg := serveConfig{parentCheck: 500 * time.Millisecond}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	desc := e.Describe()
+	b, bindErr := bind(e)
+	desc := b.desc
 	if cfg.logger == nil {
 		cfg.logger = hclog.New(&hclog.LoggerOptions{
 			Name:       desc.Name,
@@ -47,6 +48,11 @@ func Serve(e Engine, opts ...ServeOption) {
 			Output:     os.Stderr,
 			JSONFormat: true,
 		})
+	}
+	if bindErr != nil {
+		// Nothing can be traced: the parameters cannot be decoded.
+		cfg.logger.Error("engine parameters are invalid", "error", bindErr)
+		os.Exit(1)
 	}
 	if err := desc.Validate(); err != nil {
 		// Serve anyway: the host validates the description too and logs why it skips the
@@ -61,7 +67,7 @@ func Serve(e Engine, opts ...ServeOption) {
 	go watchParent(os.Getppid(), cfg.parentCheck)
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  wire.Handshake,
-		VersionedPlugins: versionedPlugins(e, cfg.logger),
+		VersionedPlugins: versionedPlugins(b, cfg.logger),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessageBytes), grpc.MaxSendMsgSize(wire.MaxMessageBytes),
 				grpc.InitialWindowSize(wire.FlowWindow), grpc.InitialConnWindowSize(wire.FlowWindow),

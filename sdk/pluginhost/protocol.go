@@ -109,3 +109,18 @@ func paramsToProto(given map[string]any) (map[string]*tracev1.Value, error) {
 	}
 	return out, nil
 }
+
+// ParamValues returns the value of every parameter of d for a trace with the given
+// parameters (already checked with d.CheckValues): the given value, else the default.
+// A parameter with neither is left out.
+func ParamValues(d sdk.Descriptor, given map[string]any) map[string]any {
+	out := make(map[string]any, len(d.Params))
+	for _, p := range d.Params {
+		if v, ok := given[p.Name]; ok {
+			out[p.Name] = v
+		} else if p.Default != nil {
+			out[p.Name] = p.Default
+		}
+	}
+	return out
+}

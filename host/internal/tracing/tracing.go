@@ -111,8 +111,7 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	res.SVG, res.Engine, res.EngineVersion, res.Preset = out.SVG, out.Engine, out.Version, r.Preset
 	res.Width, res.Height, res.Decode, res.Trace = out.Width, out.Height, res.Decode+out.Decode, out.TraceResult.Trace
 	if desc, ok := cat.Engine(r.Engine); ok {
-		p, _ := sdk.NewParams(desc, r.Params)
-		res.Params = p.Values()
+		res.Params = pluginhost.ParamValues(desc, r.Params)
 	}
 	return res, nil
 }
