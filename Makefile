@@ -8,6 +8,8 @@ PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 STATICCHECK_VERSION        := v0.8.2
 PROTO_OUT := sdk/internal/tracev1
+# TEMPLATE is the example engine, a Go module of its own as a third party's engine is.
+TEMPLATE  := examples/engine-template
 
 .PHONY: build run test bench proto proto-check tools lint clean chromium
 
@@ -52,6 +54,7 @@ lint: tools
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(TOOLS)/staticcheck ./...
+	cd $(TEMPLATE) && $(GO) vet ./... && $(TOOLS)/staticcheck ./...
 
 # chromium installs Debian's Chromium for the browser test (host/web_test.go) when it is
 # missing, with sudo when not root, without the recommended desktop packages (print
@@ -71,6 +74,7 @@ chromium:
 test: lint proto-check build chromium
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
 	$(GO) test -count=1 -timeout 12m ./...
+	cd $(TEMPLATE) && $(GO) test -count=1 ./...
 
 # bench: the host's overhead, load, 429 latency and peak memory (real processes, default
 # bench time for stable percentiles), then each engine's algorithm on the corpus.

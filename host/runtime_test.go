@@ -259,26 +259,43 @@ func sceneImage(t testing.TB) []byte {
 	return b.Bytes()
 }
 
+// erased is an engine with its parameter type erased, so that engines of different
+// parameter structs share a table.
+type erased struct {
+	desc  sdk.Descriptor
+	trace func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
+}
+
+func erase[P any](e sdk.Engine[P]) erased {
+	return erased{desc: e.Describe(), trace: func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error) {
+		p, err := sdk.Decode[P](given)
+		if err != nil {
+			return nil, err
+		}
+		return e.Trace(ctx, img, p)
+	}}
+}
+
 // TestBundledEnginesThroughTheService traces an image with the real plugins through
 // HTTP and the trace command, with each parameter changed in turn: both give exactly
 // what the engine's package gives.
 func TestBundledEnginesThroughTheService(t *testing.T) {
 	engines := []struct {
 		name   string
-		engine sdk.Engine
+		engine erased
 		params []string
 	}{
-		{"potrace", potrace.New(), []string{`{}`, `{"threshold":200}`, `{"turdSize":50}`, `{"turnPolicy":"black"}`, `{"turnPolicy":"right"}`,
+		{"potrace", erase(potrace.New()), []string{`{}`, `{"threshold":200}`, `{"turdSize":50}`, `{"turnPolicy":"black"}`, `{"turnPolicy":"right"}`,
 			`{"alphaMax":0}`, `{"alphaMax":1.334}`, `{"optCurve":false}`, `{"optTolerance":1}`}},
-		{"vtracer", vtracer.New(), []string{`{}`, `{"colorMode":"bw"}`, `{"hierarchical":"cutout"}`, `{"mode":"polygon"}`, `{"mode":"pixel"}`,
+		{"vtracer", erase(vtracer.New()), []string{`{}`, `{"colorMode":"bw"}`, `{"hierarchical":"cutout"}`, `{"mode":"polygon"}`, `{"mode":"pixel"}`,
 			`{"preset":"photo"}`, `{"preset":"poster","colorPrecision":5}`, `{"filterSpeckle":0}`, `{"colorPrecision":3}`, `{"gradientStep":64}`,
 			`{"cornerThreshold":22.5}`, `{"segmentLength":9}`, `{"spliceThreshold":10}`, `{"pathPrecision":2}`}},
-		{"tracecraft", tcengine.New(), []string{`{}`, `{"maxColors":4}`, `{"minRegion":0}`, `{"tolerance":2}`, `{"drawStyle":"strokeShapes"}`,
+		{"tracecraft", erase(tcengine.New()), []string{`{}`, `{"maxColors":4}`, `{"minRegion":0}`, `{"tolerance":2}`, `{"drawStyle":"strokeShapes"}`,
 			`{"drawStyle":"strokeEdges","strokeWidth":3,"overrideColor":"rgb(10 20 30)","nonScalingStroke":true}`, `{"shapeStacking":"stacked"}`,
 			`{"groupBy":"color"}`, `{"fixedSize":true}`, `{"gapFiller":"off"}`, `{"gapFiller":"on","gapFillerWidth":2}`}},
-		{"tracecraft2", tc2engine.New(), []string{`{}`, `{"maxColors":4,"minRegion":0,"tolerance":1}`, `{"primitives":false}`,
+		{"tracecraft2", erase(tc2engine.New()), []string{`{}`, `{"maxColors":4,"minRegion":0,"tolerance":1}`, `{"primitives":false}`,
 			`{"primitiveTolerance":1.5,"fixedSize":true}`}},
-		{"potrace2", p2engine.New(), []string{`{}`, `{"maxColors":4,"minRegion":0}`, `{"turdSize":20,"alphaMax":0.2}`,
+		{"potrace2", erase(p2engine.New()), []string{`{}`, `{"maxColors":4,"minRegion":0}`, `{"turdSize":20,"alphaMax":0.2}`,
 			`{"optTolerance":0.5,"upscale":1}`}},
 	}
 	dir := t.TempDir()
@@ -295,7 +312,7 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 	}
 	for _, e := range engines {
 		params, _ := schema.json[e.name].(map[string]any)
-		if len(params) != len(e.engine.Describe().Params) {
+		if len(params) != len(e.engine.desc.Params) {
 			t.Errorf("schema of %s: %v", e.name, params)
 		}
 	}
@@ -311,11 +328,7 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 	for _, e := range engines {
 		for _, params := range e.params {
 			settings := `{"engine":"` + e.name + `","` + e.name + `":` + params + `}`
-			p, problems := sdk.NewParams(e.engine.Describe(), jsonObject(t, params))
-			if len(problems) > 0 {
-				t.Fatal(problems)
-			}
-			want, err := e.engine.Trace(context.Background(), decoded, p)
+			want, err := e.engine.trace(context.Background(), decoded, jsonObject(t, params))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -405,7 +418,7 @@ func TestLargestImagesPass(t *testing.T) {
 // engine's schema: the host silently leaves out preset parameters an engine does not
 // take (for replaced engines), so a typo here would go unnoticed.
 func TestPresetsFitTheBundledEngines(t *testing.T) {
-	bundled := map[string]sdk.Engine{"potrace": potrace.New(), "vtracer": vtracer.New(), "tracecraft": tcengine.New()}
+	bundled := map[string]sdk.Descriptor{"potrace": potrace.New().Describe(), "vtracer": vtracer.New().Describe(), "tracecraft": tcengine.New().Describe()}
 	for _, p := range selector.Presets() {
 		e, ok := bundled[p.Engine]
 		if !ok {
@@ -413,7 +426,7 @@ func TestPresetsFitTheBundledEngines(t *testing.T) {
 			continue
 		}
 		for k, v := range p.Params {
-			param, ok := e.Describe().Param(k)
+			param, ok := e.Param(k)
 			if !ok {
 				t.Errorf("preset %s: %s has no parameter %s", p.Name, p.Engine, k)
 			} else if msg := param.Check(v); msg != "" {

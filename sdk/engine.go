@@ -4,7 +4,7 @@
 //
 // A plugin's main package is a few lines:
 //
-//	func main() { sdk.Serve(myengine.New()) }
+//	func main() { sdk.Serve[myengine.Params](myengine.New()) }
 //
 // The host talks to the plugin over gRPC (hashicorp/go-plugin); the generated protocol
 // code stays internal to this module, so an engine author sees only the Go types here.
@@ -15,20 +15,22 @@ import (
 	"image"
 )
 
-// Engine is a tracer: it describes its parameters and turns an image into an SVG.
+// Engine is a tracer with parameters P, a struct whose field tags describe them (see
+// Describe): it describes itself and turns an image into an SVG.
 //
 // Trace is called with a decoded, upright (EXIF orientation applied), non-premultiplied
-// image and with parameters already validated against Describe's schema, defaults filled
-// in. It must return a complete SVG document (see package svg), must give byte-identical
-// output for the same image and parameters, and should return ctx.Err() soon after ctx is
-// cancelled. An engine serves one Trace at a time per process; it may use goroutines
-// inside a Trace.
-type Engine interface {
-	// Describe returns the engine's self-description. It is called once per process
-	// start and must return the same value every time.
+// image and with the client's parameters decoded into P, checked against the schema,
+// defaults filled in. It must return a complete SVG document (see package svg), must give
+// byte-identical output for the same image and parameters, and should return ctx.Err()
+// soon after ctx is cancelled. An engine serves one Trace at a time per process; it may
+// use goroutines inside a Trace.
+type Engine[P any] interface {
+	// Describe returns the engine's self-description, with Params set to
+	// sdk.Describe[P](). It is called once per process start and must return the same
+	// value every time.
 	Describe() Descriptor
 	// Trace converts img into an SVG document.
-	Trace(ctx context.Context, img *image.NRGBA, params Params) ([]byte, error)
+	Trace(ctx context.Context, img *image.NRGBA, params P) ([]byte, error)
 }
 
 // Stability says whether an engine is offered as stable or as an experiment. The host
@@ -65,7 +67,8 @@ type Descriptor struct {
 	Stability Stability
 	// Description says in one sentence what the engine is good at.
 	Description string
-	// Params is the parameter schema, in the order clients should see it.
+	// Params is the parameter schema, in the order clients should see it:
+	// sdk.Describe[P]() of the engine's parameter struct P.
 	Params []Param
 }
 

@@ -3,12 +3,13 @@ package sdk
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
 // ParamType is the JSON type of a parameter, as the schema endpoint shows it.
@@ -117,16 +118,6 @@ func (p Param) maxLength() int {
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]{0,63}$`)
-var engineName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
-
-// reservedNames cannot be engine names: they are settings keys or the auto selector.
-var reservedNames = map[string]bool{"auto": true, "preset": true, "engine": true, "none": true}
-
-// ValidEngineName reports whether name can name an engine: lower-case letters, digits,
-// '-' and '_', starting with a letter, at most 32 bytes, and not a reserved settings key.
-func ValidEngineName(name string) bool {
-	return engineName.MatchString(name) && !reservedNames[name]
-}
 
 // Validate checks that the descriptor is well-formed: a valid engine name, a version, a
 // known stability, and parameters with unique identifier names, a known type, a
@@ -135,7 +126,7 @@ func ValidEngineName(name string) bool {
 func (d Descriptor) Validate() error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	if !ValidEngineName(d.Name) {
+	if !wire.ValidEngineName(d.Name) {
 		bad("engine name %q is not a lower-case identifier or is reserved", d.Name)
 	}
 	if strings.TrimSpace(d.Version) == "" {
@@ -199,119 +190,6 @@ func (d Descriptor) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// Params holds the parameters of one Trace call: every parameter of the schema, with the
-// client's value where one was given and the default otherwise.
-type Params struct {
-	values map[string]any
-	given  map[string]bool
-}
-
-// NewParams validates given against d and fills in the defaults. given maps a parameter
-// name to a JSON value (float64, string or bool). It returns every problem found; the
-// Params are only usable when there are none.
-func NewParams(d Descriptor, given map[string]any) (Params, []Problem) {
-	var problems []Problem
-	p := Params{values: make(map[string]any, len(d.Params)), given: make(map[string]bool, len(given))}
-	for _, name := range slices.Sorted(maps.Keys(given)) {
-		v := given[name]
-		spec, ok := d.Param(name)
-		if !ok {
-			problems = append(problems, Problem{Field: name, Message: "is not a parameter of engine " + d.Name + "; known: " + strings.Join(d.paramNames(), ", "), Value: v})
-			continue
-		}
-		if msg := spec.Check(v); msg != "" {
-			problems = append(problems, Problem{Field: name, Message: msg, Value: v})
-			continue
-		}
-		p.values[name] = v
-		p.given[name] = true
-	}
-	for _, spec := range d.Params {
-		if _, ok := p.values[spec.Name]; !ok && spec.Default != nil {
-			p.values[spec.Name] = spec.Default
-		}
-	}
-	return p, problems
-}
-
-// DefaultParams returns the schema's defaults, as NewParams(d, nil) would.
-func DefaultParams(d Descriptor) Params {
-	p, _ := NewParams(d, nil)
-	return p
-}
-
-func (d Descriptor) paramNames() []string {
-	names := make([]string, len(d.Params))
-	for i, p := range d.Params {
-		names[i] = p.Name
-	}
-	return names
-}
-
-// Check returns nil when p holds a valid value of every parameter of d that has a
-// default, and of every other parameter it holds; otherwise a CodeInvalidSettings
-// error naming each problem. Params from NewParams without problems always pass; an
-// engine whose Trace may also be called directly (by tests, or by another engine's
-// code) checks with it instead of repeating the schema's ranges.
-func (p Params) Check(d Descriptor) error {
-	var problems []Problem
-	for _, spec := range d.Params {
-		v, ok := p.values[spec.Name]
-		switch {
-		case !ok && spec.Default != nil:
-			problems = append(problems, Problem{Field: spec.Name, Message: "has no value"})
-		case ok:
-			if msg := spec.Check(v); msg != "" {
-				problems = append(problems, Problem{Field: spec.Name, Message: msg, Value: v})
-			}
-		}
-	}
-	if len(problems) > 0 {
-		return problemsError(d.Name, problems)
-	}
-	return nil
-}
-
-// Number returns a Number parameter, or 0 if name has no value.
-func (p Params) Number(name string) float64 {
-	f, _ := p.values[name].(float64)
-	return f
-}
-
-// Int returns a Number parameter rounded to the nearest integer.
-func (p Params) Int(name string) int { return int(math.Round(p.Number(name))) }
-
-// String returns an Enum or String parameter, or "" if name has no value.
-func (p Params) String(name string) string {
-	s, _ := p.values[name].(string)
-	return s
-}
-
-// Bool returns a Boolean parameter, or false if name has no value.
-func (p Params) Bool(name string) bool {
-	b, _ := p.values[name].(bool)
-	return b
-}
-
-// Has reports whether name has a value, given or default.
-func (p Params) Has(name string) bool {
-	_, ok := p.values[name]
-	return ok
-}
-
-// Given reports whether the client set name explicitly (as opposed to its default), for
-// engines whose own presets yield to explicit parameters.
-func (p Params) Given(name string) bool { return p.given[name] }
-
-// Values returns a copy of all values, defaults included.
-func (p Params) Values() map[string]any {
-	out := make(map[string]any, len(p.values))
-	for k, v := range p.values {
-		out[k] = v
-	}
-	return out
 }
 
 func quoteList(values []string) string {

@@ -8,6 +8,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
+
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
 // ServeOption configures Serve.
@@ -27,17 +29,18 @@ func WithServeLogger(l hclog.Logger) ServeOption {
 // Serve runs e as a Tracecraft engine plugin and returns only when the host tells the
 // plugin to stop. Call it from main:
 //
-//	func main() { sdk.Serve(myengine.New()) }
+//	func main() { sdk.Serve[myengine.Params](myengine.New()) }
 //
 // Run by hand rather than by the host, the binary says so and exits with status 1. The
 // process also exits if its parent (the host) goes away, so plugin processes never
 // outlive the host.
-func Serve(e Engine, opts ...ServeOption) {
+func Serve[P any](e Engine[P], opts ...ServeOption) {
 	cfg := serveConfig{parentCheck: 500 * time.Millisecond}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	desc := e.Describe()
+	b, bindErr := bind(e)
+	desc := b.desc
 	if cfg.logger == nil {
 		cfg.logger = hclog.New(&hclog.LoggerOptions{
 			Name:       desc.Name,
@@ -46,24 +49,29 @@ func Serve(e Engine, opts ...ServeOption) {
 			JSONFormat: true,
 		})
 	}
+	if bindErr != nil {
+		// Nothing can be traced: the parameters cannot be decoded.
+		cfg.logger.Error("engine parameters are invalid", "error", bindErr)
+		os.Exit(1)
+	}
 	if err := desc.Validate(); err != nil {
 		// Serve anyway: the host validates the description too and logs why it skips the
 		// plugin, which is where an operator looks.
 		cfg.logger.Error("engine description is invalid", "error", err)
 	}
-	if os.Getenv(Handshake.MagicCookieKey) != Handshake.MagicCookieValue {
+	if os.Getenv(wire.Handshake.MagicCookieKey) != wire.Handshake.MagicCookieValue {
 		fmt.Fprintf(os.Stderr, "%s is a Tracecraft engine plugin (%s %s): the tracecraft host starts it; it is not meant to be run by hand.\n",
 			os.Args[0], desc.Name, desc.Version)
 		os.Exit(1)
 	}
 	go watchParent(os.Getppid(), cfg.parentCheck)
 	plugin.Serve(&plugin.ServeConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: versionedPlugins(e, cfg.logger),
+		HandshakeConfig:  wire.Handshake,
+		VersionedPlugins: versionedPlugins(b, cfg.logger),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
-			opts = append(opts, grpc.MaxRecvMsgSize(MaxMessageBytes), grpc.MaxSendMsgSize(MaxMessageBytes),
-				grpc.InitialWindowSize(flowWindow), grpc.InitialConnWindowSize(flowWindow),
-				grpc.ReadBufferSize(ioBuffer), grpc.WriteBufferSize(ioBuffer))
+			opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessageBytes), grpc.MaxSendMsgSize(wire.MaxMessageBytes),
+				grpc.InitialWindowSize(wire.FlowWindow), grpc.InitialConnWindowSize(wire.FlowWindow),
+				grpc.ReadBufferSize(wire.IOBuffer), grpc.WriteBufferSize(wire.IOBuffer))
 			return grpc.NewServer(opts...)
 		},
 		Logger: cfg.logger,

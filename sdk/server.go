@@ -5,16 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/tracecraft/tracecraft/sdk/analysis"
 	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
@@ -22,8 +23,9 @@ import (
 // process.
 type server struct {
 	tracev1.UnimplementedEngineServer
-	engine Engine
-	desc   Descriptor
+	desc Descriptor
+	// trace decodes the given parameters into the engine's struct and runs its Trace.
+	trace  func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
 	logger hclog.Logger
 	// mu serialises the work: a plugin process runs one job at a time, so that the host's
 	// pool accounting (one process, one job) holds even if a caller misbehaves.
@@ -36,9 +38,6 @@ type server struct {
 
 // keptExpiry is how long a kept image waits for the Trace that uses it.
 const keptExpiry = 5 * time.Second
-
-// codeNoKeptImage is the failure of a Trace with use_kept when no image is kept.
-const codeNoKeptImage = "no_kept_image"
 
 // takeKept returns the kept image, if any, and forgets it. s.mu is held.
 func (s *server) takeKept() *image.NRGBA {
@@ -62,8 +61,39 @@ func (s *server) keep(img *image.NRGBA) {
 	})
 }
 
-func newServer(e Engine, logger hclog.Logger) *server {
-	return &server{engine: e, desc: e.Describe(), logger: logger}
+func newServer(b bound, logger hclog.Logger) *server {
+	return &server{desc: b.desc, trace: b.trace, logger: logger}
+}
+
+// bound is an engine with its parameter struct type erased, as the server runs it.
+type bound struct {
+	desc  Descriptor
+	trace func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
+}
+
+// bind erases e's parameter type; the error says why its description does not match
+// its parameter struct.
+func bind[P any](e Engine[P]) (bound, error) {
+	desc := e.Describe()
+	s := schemaOf[P]()
+	if s.err != nil {
+		return bound{desc: desc}, s.err
+	}
+	// The server checks values against desc and decodes them into P: each parameter
+	// must have its field, of its type. (enginetest also compares the rest.)
+	same := len(desc.Params) == len(s.params)
+	for i := 0; same && i < len(s.params); i++ {
+		d, f := desc.Params[i], s.params[i]
+		same = d.Name == f.Name && d.Type == f.Type && d.Integer == f.Integer
+	}
+	if !same {
+		return bound{desc: desc}, fmt.Errorf("engine %q: Descriptor.Params is not sdk.Describe[%s]()", desc.Name, reflect.TypeFor[P]())
+	}
+	return bound{desc: desc, trace: func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error) {
+		var p P
+		s.fill(reflect.ValueOf(&p).Elem(), given)
+		return e.Trace(ctx, img, p)
+	}}, nil
 }
 
 // Describe returns the engine's description.
@@ -75,15 +105,15 @@ func (s *server) Describe(context.Context, *tracev1.DescribeRequest) (*tracev1.D
 func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	params, problems := NewParams(s.desc, paramsFromProto(req.GetParams()))
-	if len(problems) > 0 {
+	given := paramsFromProto(req.GetParams())
+	if problems := s.desc.CheckValues(given); len(problems) > 0 {
 		return &tracev1.TraceResponse{Failure: failureToProto(problemsError(s.desc.Name, problems))}, nil
 	}
 	start := time.Now()
 	img := s.takeKept()
 	if req.GetUseKept() {
 		if img == nil {
-			return &tracev1.TraceResponse{Failure: failureToProto(Errorf(codeNoKeptImage, "no image is kept; send it"))}, nil
+			return &tracev1.TraceResponse{Failure: failureToProto(Errorf(wire.CodeNoKeptImage, "no image is kept; send it"))}, nil
 		}
 	} else {
 		var err error
@@ -96,7 +126,7 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	svg, err := s.engine.Trace(WithLogger(ctx, s.logger), img, params)
+	svg, err := s.trace(withLogger(ctx, s.logger), img, given)
 	traced := time.Now()
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
@@ -108,10 +138,10 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 		}
 		return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
 	}
-	if len(svg) > MaxMessageBytes-(1<<20) {
+	if len(svg) > wire.MaxMessageBytes-(1<<20) {
 		return &tracev1.TraceResponse{Failure: failureToProto(Errorf(CodeOutputTooLarge,
 			"the SVG would be %d MB, more than the %d MB the service can return; lower the number of colours or raise the tolerance",
-			len(svg)>>20, MaxMessageBytes>>20))}, nil
+			len(svg)>>20, wire.MaxMessageBytes>>20))}, nil
 	}
 	return &tracev1.TraceResponse{
 		Svg:          svg,
@@ -153,7 +183,10 @@ func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tra
 func problemsError(engine string, problems []Problem) *Error {
 	parts := make([]string, len(problems))
 	for i, p := range problems {
-		parts[i] = fmt.Sprintf("%s.%s %s", engine, p.Field, p.Message)
+		parts[i] = p.Field + " " + p.Message
+		if engine != "" {
+			parts[i] = engine + "." + parts[i]
+		}
 	}
 	return Errorf(CodeInvalidSettings, "%s", strings.Join(parts, "; "))
 }
@@ -161,7 +194,7 @@ func problemsError(engine string, problems []Problem) *Error {
 // decodeRequestImage decodes a request's image, given inline or as a file, for an
 // engine. The decoded image shares no memory with the file.
 func decodeRequestImage(inline []byte, file string, off, n uint64, maxPixels int64) (*image.NRGBA, error) {
-	data, release, err := requestImage(inline, file, off, n)
+	data, release, err := wire.RequestImage(inline, file, off, n)
 	if err != nil {
 		return nil, err
 	}
@@ -172,8 +205,8 @@ func decodeRequestImage(inline []byte, file string, off, n uint64, maxPixels int
 
 type loggerKey struct{}
 
-// WithLogger returns a context carrying logger, as Serve gives one to Engine.Trace.
-func WithLogger(ctx context.Context, logger hclog.Logger) context.Context {
+// withLogger returns a context carrying logger, as Serve gives one to Engine.Trace.
+func withLogger(ctx context.Context, logger hclog.Logger) context.Context {
 	return context.WithValue(ctx, loggerKey{}, logger)
 }
 
@@ -185,12 +218,4 @@ func Logger(ctx context.Context) hclog.Logger {
 		return l
 	}
 	return hclog.NewNullLogger()
-}
-
-// statusCode returns the gRPC status code of err, or codes.Unknown.
-func statusCode(err error) codes.Code {
-	if s, ok := status.FromError(err); ok {
-		return s.Code()
-	}
-	return codes.Unknown
 }

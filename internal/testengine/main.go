@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/go-plugin"
 
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
@@ -32,26 +33,28 @@ var (
 
 func main() {
 	if variant == "protocol9" {
-		hs := sdk.Handshake
+		hs := pluginhost.Handshake
 		hs.ProtocolVersion = 9
 		plugin.Serve(&plugin.ServeConfig{HandshakeConfig: hs, VersionedPlugins: map[int]plugin.PluginSet{9: {}}, GRPCServer: plugin.DefaultGRPCServer})
 		return
 	}
-	sdk.Serve(engine{})
+	sdk.Serve[params](engine{})
 }
 
 type engine struct{}
+
+// params are the test engine's parameters.
+type params struct {
+	Action string               `param:"action" enum:"ok,sleep,hang,panic,exit,spawn,fail" default:"ok" desc:"what to do: trace, sleep then trace, hang ignoring cancellation, panic, exit, start a child and hang, or fail with an engine error"`
+	Ms     int                  `param:"ms" min:"0" max:"600000" default:"0" desc:"milliseconds to sleep or hang"`
+	Color  sdk.Explicit[string] `param:"color" format:"color" desc:"a colour to draw instead of the mean"`
+}
 
 func (engine) Describe() sdk.Descriptor {
 	d := sdk.Descriptor{
 		Name: name, Version: "1.0.0", Stability: sdk.Stable,
 		Description: "A test engine that draws the image's mean colour and misbehaves on request.",
-		Params: []sdk.Param{
-			{Name: "action", Type: sdk.Enum, Values: []string{"ok", "sleep", "hang", "panic", "exit", "spawn", "fail"}, Default: "ok",
-				Description: "what to do: trace, sleep then trace, hang ignoring cancellation, panic, exit, start a child and hang, or fail with an engine error"},
-			{Name: "ms", Type: sdk.Number, Min: 0, Max: 600000, Default: 0.0, Integer: true, Description: "milliseconds to sleep or hang"},
-			{Name: "color", Type: sdk.String, Format: sdk.FormatColor, Description: "a colour to draw instead of the mean"},
-		},
+		Params:      sdk.Describe[params](),
 	}
 	switch variant {
 	case "badschema":
@@ -64,12 +67,12 @@ func (engine) Describe() sdk.Descriptor {
 	return d
 }
 
-func (engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]byte, error) {
+func (engine) Trace(ctx context.Context, img *image.NRGBA, p params) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ms := time.Duration(p.Int("ms")) * time.Millisecond
-	switch p.String("action") {
+	ms := time.Duration(p.Ms) * time.Millisecond
+	switch p.Action {
 	case "sleep":
 		select {
 		case <-time.After(ms):
@@ -96,7 +99,7 @@ func (engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]byte
 
 // draw returns an SVG with one rectangle of the mean colour of the opaque pixels, or of
 // the colour parameter; nothing for a fully transparent image.
-func draw(img *image.NRGBA, p sdk.Params) []byte {
+func draw(img *image.NRGBA, p params) []byte {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	var r, g, b, n int
 	for i := 0; i < len(img.Pix); i += 4 {
@@ -108,8 +111,8 @@ func draw(img *image.NRGBA, p sdk.Params) []byte {
 	svg.Header(&out, w, h, false, "")
 	if n > 0 {
 		c := color.NRGBA{R: uint8(r / n), G: uint8(g / n), B: uint8(b / n), A: 255}
-		if p.Has("color") {
-			c, _ = sdk.ParseColor(p.String("color"))
+		if p.Color.Given {
+			c, _ = sdk.ParseColor(p.Color.Value)
 		}
 		path := svg.NewPath(0)
 		path.MoveTo(0, 0)

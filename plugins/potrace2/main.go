@@ -7,4 +7,4 @@ import (
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
-func main() { sdk.Serve(engine.New()) }
+func main() { sdk.Serve[engine.Params](engine.New()) }

@@ -79,8 +79,8 @@ func Name(path string) string {
 
 // BenchmarkCorpus runs one sub-benchmark per image of a corpus category, tracing it with
 // e at its default parameters: an engine's BenchmarkTrace_<Category> is one call.
-func BenchmarkCorpus(b *testing.B, e sdk.Engine, category string) {
-	params := sdk.DefaultParams(e.Describe())
+func BenchmarkCorpus[P any](b *testing.B, e sdk.Engine[P], category string) {
+	params := sdk.Defaults[P]()
 	for _, path := range CorpusImages(b, category) {
 		img := LoadPNG(b, path)
 		b.Run(Name(path), func(b *testing.B) {

@@ -1,7 +1,7 @@
 // Package enginetest is the conformance suite every Tracecraft engine runs from its own
 // tests, so that a third-party engine is held to the same rules as the bundled ones:
 //
-//	func TestConformance(t *testing.T) { enginetest.Run(t, func() sdk.Engine { return myengine.New() }) }
+//	func TestConformance(t *testing.T) { enginetest.Run(t, myengine.New) }
 //
 // It checks the self-description, the SVG every parameter value produces, determinism,
 // the edge cases (1x1 and fully transparent images) and that cancellation stops a trace.
@@ -26,7 +26,7 @@ const CancelGrace = 5 * time.Second
 
 // Run runs the conformance suite against engines made by newEngine. Each subtest uses a
 // fresh engine, as each plugin process has its own.
-func Run(t *testing.T, newEngine func() sdk.Engine) {
+func Run[P any, E sdk.Engine[P]](t *testing.T, newEngine func() E) {
 	t.Helper()
 	desc := newEngine().Describe()
 	t.Run("describes a valid schema", func(t *testing.T) {
@@ -37,10 +37,15 @@ func Run(t *testing.T, newEngine func() sdk.Engine) {
 			t.Errorf("Describe() differs between calls:\n%+v\n%+v", desc, again)
 		}
 	})
+	t.Run("describes the schema of its parameter struct", func(t *testing.T) {
+		if want := sdk.Describe[P](); !reflect.DeepEqual(desc.Params, want) {
+			t.Errorf("Describe().Params is not sdk.Describe[%T]():\n got %+v\nwant %+v", *new(P), desc.Params, want)
+		}
+	})
 	if desc.Validate() != nil {
 		return
 	}
-	defaults := sdk.DefaultParams(desc)
+	defaults := sdk.Defaults[P]()
 
 	t.Run("traces the sample images into valid SVG", func(t *testing.T) {
 		e := newEngine()
@@ -78,9 +83,9 @@ func Run(t *testing.T, newEngine func() sdk.Engine) {
 		e := newEngine()
 		for _, p := range desc.Params {
 			for _, v := range edgeValues(p) {
-				params, problems := sdk.NewParams(desc, map[string]any{p.Name: v})
-				if len(problems) > 0 {
-					t.Errorf("%s=%v: the schema rejects its own edge value: %v", p.Name, v, problems)
+				params, err := sdk.Decode[P](map[string]any{p.Name: v})
+				if err != nil {
+					t.Errorf("%s=%v: the schema rejects its own edge value: %v", p.Name, v, err)
 					continue
 				}
 				label := fmt.Sprintf("%s=%v", p.Name, v)
@@ -115,7 +120,7 @@ func Run(t *testing.T, newEngine func() sdk.Engine) {
 	})
 }
 
-func mustTrace(t *testing.T, e sdk.Engine, img *image.NRGBA, p sdk.Params, label string) []byte {
+func mustTrace[P any](t *testing.T, e sdk.Engine[P], img *image.NRGBA, p P, label string) []byte {
 	t.Helper()
 	out, err := e.Trace(context.Background(), img, p)
 	if err != nil {

@@ -11,6 +11,13 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
+// pixelParams are parameters of each type, unused.
+type pixelParams struct {
+	Scale float64 `param:"scale" min:"1" max:"2" default:"1" desc:"unused"`
+	Mode  string  `param:"mode" enum:"a,b" default:"a" desc:"unused"`
+	Color string  `param:"color" format:"color" desc:"unused"`
+}
+
 // pixelEngine draws one square per opaque pixel: the simplest conforming engine.
 type pixelEngine struct{}
 
@@ -18,15 +25,11 @@ func (pixelEngine) Describe() sdk.Descriptor {
 	return sdk.Descriptor{
 		Name: "pixels", Version: "1.0.0", Stability: sdk.Experimental,
 		Description: "one square per pixel",
-		Params: []sdk.Param{
-			{Name: "scale", Type: sdk.Number, Min: 1, Max: 2, Default: 1.0, Description: "unused"},
-			{Name: "mode", Type: sdk.Enum, Values: []string{"a", "b"}, Default: "a", Description: "unused"},
-			{Name: "color", Type: sdk.String, Format: sdk.FormatColor, Description: "unused"},
-		},
+		Params:      sdk.Describe[pixelParams](),
 	}
 }
 
-func (pixelEngine) Trace(ctx context.Context, img *image.NRGBA, _ sdk.Params) ([]byte, error) {
+func (pixelEngine) Trace(ctx context.Context, img *image.NRGBA, _ pixelParams) ([]byte, error) {
 	var b bytes.Buffer
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	svg.Header(&b, w, h, false, "")
@@ -53,7 +56,7 @@ func (pixelEngine) Trace(ctx context.Context, img *image.NRGBA, _ sdk.Params) ([
 }
 
 func TestRunPassesAConformingEngine(t *testing.T) {
-	Run(t, func() sdk.Engine { return pixelEngine{} })
+	Run[pixelParams](t, func() pixelEngine { return pixelEngine{} })
 }
 
 func TestInspectFindsEveryProblem(t *testing.T) {

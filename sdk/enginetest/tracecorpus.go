@@ -24,7 +24,7 @@ const (
 // dir/<category>/<name>.svg and dir/timings.json, the milliseconds of each Trace call
 // keyed "category/name", in the layout ../shared/bench's score command reads
 // (bench.sh score --svgs DIR --timings DIR/timings.json).
-func TraceCorpus(tb testing.TB, e sdk.Engine, params sdk.Params, dir string) {
+func TraceCorpus[P any](tb testing.TB, e sdk.Engine[P], params P, dir string) {
 	tb.Helper()
 	corpus := CorpusDir(tb)
 	paths, err := filepath.Glob(filepath.Join(corpus, "*", "*.png"))
@@ -62,7 +62,7 @@ func TraceCorpus(tb testing.TB, e sdk.Engine, params sdk.Params, dir string) {
 // a test of its own so a developer can score the engine before a host exists:
 //
 //	TRACECRAFT_SVG_OUT=/tmp/mine go test ./plugins/mine/engine -run TestTraceCorpus
-func TraceCorpusFromEnv(t *testing.T, e sdk.Engine) {
+func TraceCorpusFromEnv[P any](t *testing.T, e sdk.Engine[P]) {
 	t.Helper()
 	dir := os.Getenv(SVGOutEnv)
 	if dir == "" {
@@ -74,9 +74,9 @@ func TraceCorpusFromEnv(t *testing.T, e sdk.Engine) {
 			t.Fatalf("%s: %v", ParamsEnv, err)
 		}
 	}
-	params, problems := sdk.NewParams(e.Describe(), given)
-	if len(problems) > 0 {
-		t.Fatalf("%s: %v", ParamsEnv, problems)
+	params, err := sdk.Decode[P](given)
+	if err != nil {
+		t.Fatalf("%s: %v", ParamsEnv, err)
 	}
 	TraceCorpus(t, e, params, dir)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
-	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 // Budget bounds the bytes of uploads the host holds at once, received or being received,
@@ -58,29 +58,29 @@ func (b *Budget) Give(n int64) {
 // boundaries, part headers, small extra fields.
 const multipartSlack = 1 << 20
 
-// ImageFiles keeps the sdk.ImageFiles that uploads are read into, for reuse: a request
+// ImageFiles keeps the pluginhost.ImageFiles that uploads are read into, for reuse: a request
 // body is read straight into a file that the engine process maps, the image is left
 // where it landed, and a reused file keeps its memory pages from one upload to the next.
 type ImageFiles struct {
 	capacity int64
-	free     chan *sdk.ImageFile
+	free     chan *pluginhost.ImageFile
 }
 
 // NewImageFiles returns a pool of files for the bodies of requests with images of up to
 // maxImage bytes that keeps at most idle files unused.
 func NewImageFiles(maxImage int64, idle int) *ImageFiles {
-	return &ImageFiles{capacity: maxBody(maxImage), free: make(chan *sdk.ImageFile, idle)}
+	return &ImageFiles{capacity: maxBody(maxImage), free: make(chan *pluginhost.ImageFile, idle)}
 }
 
 // get returns an unused file, or nil if none can be made (the upload is then read into
 // memory).
-func (p *ImageFiles) get() *sdk.ImageFile {
+func (p *ImageFiles) get() *pluginhost.ImageFile {
 	select {
 	case f := <-p.free:
 		return f
 	default:
 	}
-	f, err := sdk.NewImageFile(p.capacity)
+	f, err := pluginhost.NewImageFile(p.capacity)
 	if err != nil {
 		return nil
 	}
@@ -88,7 +88,7 @@ func (p *ImageFiles) get() *sdk.ImageFile {
 }
 
 // put takes back a file no call uses any more.
-func (p *ImageFiles) put(f *sdk.ImageFile) {
+func (p *ImageFiles) put(f *pluginhost.ImageFile) {
 	if f == nil {
 		return
 	}
@@ -120,8 +120,8 @@ func (p *ImageFiles) Close() {
 // into, which goes back to the pool once no job uses it.
 type upload struct {
 	image    []byte
-	file     *sdk.ImageFile
-	held     *sdk.ImageFile
+	file     *pluginhost.ImageFile
+	held     *pluginhost.ImageFile
 	hasImage bool
 	settings []byte
 }
@@ -152,7 +152,7 @@ func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *I
 }
 
 // readInPlace reads the whole body into f and finds its fields there.
-func readInPlace(body io.Reader, boundary string, maxImage int64, f *sdk.ImageFile) (upload, error) {
+func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.ImageFile) (upload, error) {
 	up := upload{held: f}
 	over, err := f.Fill(body)
 	if err != nil {

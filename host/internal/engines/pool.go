@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 // errPoolClosed reports that a generation was retired while a job waited for it.
@@ -16,7 +16,7 @@ var errPoolClosed = errors.New("engine generation retired")
 // at most max processes exist, started on demand and kept while idle.
 type pool struct {
 	name   string
-	launch sdk.Launch
+	launch pluginhost.Launch
 	obs    Observer
 	slots  chan struct{} // one token per job using a process
 	// onDrained runs once the pool is closed and its last process is gone.
@@ -32,16 +32,16 @@ type pool struct {
 
 // proc is one plugin process.
 type proc struct {
-	client   *sdk.Client
+	client   *pluginhost.Client
 	lastUsed time.Time
 }
 
-func newPool(name string, l sdk.Launch, max int, obs Observer) *pool {
+func newPool(name string, l pluginhost.Launch, max int, obs Observer) *pool {
 	return &pool{name: name, launch: l, obs: obs, slots: make(chan struct{}, max)}
 }
 
 // adopt adds an already started process as idle (the one that described the engine).
-func (p *pool) adopt(c *sdk.Client) {
+func (p *pool) adopt(c *pluginhost.Client) {
 	p.mu.Lock()
 	p.live++
 	p.idle = append(p.idle, &proc{client: c, lastUsed: time.Now()})
@@ -82,7 +82,7 @@ func (p *pool) get(ctx context.Context) (*proc, error) {
 	p.live++
 	p.busy++
 	p.mu.Unlock()
-	c, err := sdk.Start(p.launch)
+	c, err := pluginhost.Start(p.launch)
 	if err != nil {
 		p.mu.Lock()
 		p.live--
@@ -135,7 +135,7 @@ func (p *pool) discard(pr *proc) {
 
 // warm starts one idle process; the caller has counted it in live.
 func (p *pool) warm() {
-	c, err := sdk.Start(p.launch)
+	c, err := pluginhost.Start(p.launch)
 	p.mu.Lock()
 	if err != nil || p.closed {
 		p.live--

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 // FilePrefix starts the file name of every engine plugin: tracecraft-engine-<name>.
@@ -189,7 +190,7 @@ func (r *Registry) Reload(ctx context.Context, only func(name string) bool) (int
 // load starts the binary at path, checks its description and makes it the current
 // generation of name, retiring the previous one.
 func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) error {
-	if !sdk.ValidEngineName(name) {
+	if !pluginhost.ValidEngineName(name) {
 		return fmt.Errorf("%q is not a valid engine name: use lower-case letters, digits, '-' and '_'", name)
 	}
 	if st.Mode().Perm()&0o111 == 0 {
@@ -211,8 +212,8 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 			return err
 		}
 	}
-	launch := sdk.Launch{Path: exe, Logger: r.cfg.Logger.Named("engine." + name)}
-	c, err := sdk.Start(launch)
+	launch := pluginhost.Launch{Path: exe, Logger: r.cfg.Logger.Named("engine." + name)}
+	c, err := pluginhost.Start(launch)
 	if err != nil {
 		r.removeCopy(exe, path)
 		return fmt.Errorf("handshake failed: %w", err)
@@ -345,7 +346,7 @@ func (r *Registry) Statuses() []Status {
 
 // Result is the outcome of one trace.
 type Result struct {
-	sdk.TraceResult
+	pluginhost.TraceResult
 	// Engine and Version name the generation that ran the job.
 	Engine, Version string
 }
@@ -354,9 +355,9 @@ type Result struct {
 // killed and replaced, and the error is fault.JobTimeout for a deadline or ctx's error
 // for a cancellation; a crash is fault.EngineCrashed; an engine's own answer keeps its
 // code.
-func (r *Registry) Trace(ctx context.Context, name string, req sdk.TraceRequest) (Result, error) {
+func (r *Registry) Trace(ctx context.Context, name string, req pluginhost.TraceRequest) (Result, error) {
 	var res Result
-	err := r.call(ctx, name, func(e *Engine, c *sdk.Client) error {
+	err := r.call(ctx, name, func(e *Engine, c *pluginhost.Client) error {
 		tr, err := c.Trace(ctx, req)
 		res = Result{TraceResult: tr, Engine: e.Desc.Name, Version: e.Desc.Version}
 		return err
@@ -378,20 +379,20 @@ func (r *Registry) analyzer(prefer []string) string {
 }
 
 // Chooser picks the engine and the job for an image from its measurement.
-type Chooser func(sdk.Analysis) (engine string, req sdk.TraceRequest, err error)
+type Chooser func(pluginhost.Analysis) (engine string, req pluginhost.TraceRequest, err error)
 
 // AnalyzeAndTrace measures the image in a process of the first loaded engine among prefer
 // (or any), lets choose pick the engine and job from the measurement, and traces. When
 // the measuring engine is the one chosen, the same process traces the image it has
 // already decoded. Errors are as for Trace, or choose's own.
-func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image sdk.AnalyzeRequest, choose Chooser) (sdk.Analysis, Result, error) {
-	var a sdk.Analysis
+func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image pluginhost.AnalyzeRequest, choose Chooser) (pluginhost.Analysis, Result, error) {
+	var a pluginhost.Analysis
 	var res Result
 	var chosen string
-	var req sdk.TraceRequest
+	var req pluginhost.TraceRequest
 	var chooseErr error
 	traced := false
-	err := r.call(ctx, r.analyzer(prefer), func(e *Engine, c *sdk.Client) error {
+	err := r.call(ctx, r.analyzer(prefer), func(e *Engine, c *pluginhost.Client) error {
 		var err error
 		if a, err = c.AnalyzeKeep(ctx, image); err != nil {
 			return err
@@ -417,7 +418,7 @@ func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image s
 
 // call runs f with a process of the current generation of name, retrying once if that
 // generation is retired meanwhile, and disposes of the process by f's outcome.
-func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *sdk.Client) error) error {
+func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *pluginhost.Client) error) error {
 	for attempt := 0; ; attempt++ {
 		e, ok := r.Get(name)
 		if !ok {

@@ -21,6 +21,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/internal/testbin"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 func TestMain(m *testing.M) { testbin.Main(m) }
@@ -52,8 +53,8 @@ func tinyPNG(t *testing.T) []byte {
 	return testbin.SolidPNG(t, 3, 2, color.NRGBA{200, 200, 200, 200})
 }
 
-func job(t *testing.T, params map[string]any) sdk.TraceRequest {
-	return sdk.TraceRequest{Image: tinyPNG(t), Params: params}
+func job(t *testing.T, params map[string]any) pluginhost.TraceRequest {
+	return pluginhost.TraceRequest{Image: tinyPNG(t), Params: params}
 }
 
 func TestReloadLoadsEveryEngineInTheFolder(t *testing.T) {
@@ -212,9 +213,9 @@ func TestWatchLoadsANewBinaryAndDropsARemovedOne(t *testing.T) {
 
 func TestAnalyzeUsesAnyLoadedEngine(t *testing.T) {
 	r, _ := setup(t, 1, "beta")
-	a, _, err := r.AnalyzeAndTrace(context.Background(), []string{"alpha", "beta"}, sdk.AnalyzeRequest{Image: tinyPNG(t)},
-		func(sdk.Analysis) (string, sdk.TraceRequest, error) {
-			return "beta", sdk.TraceRequest{Image: tinyPNG(t)}, nil
+	a, _, err := r.AnalyzeAndTrace(context.Background(), []string{"alpha", "beta"}, pluginhost.AnalyzeRequest{Image: tinyPNG(t)},
+		func(pluginhost.Analysis) (string, pluginhost.TraceRequest, error) {
+			return "beta", pluginhost.TraceRequest{Image: tinyPNG(t)}, nil
 		})
 	if err != nil || a.Width != 3 || a.Features["colors"] != 1 {
 		t.Fatalf("analysis %+v, %v", a, err)
@@ -276,27 +277,27 @@ func TestAnalyzeAndTraceDecodesOnceWhenTheMeasuringEngineIsChosen(t *testing.T) 
 	}
 	data := b.Bytes()
 	choose := func(engine string) Chooser {
-		return func(sdk.Analysis) (string, sdk.TraceRequest, error) {
-			return engine, sdk.TraceRequest{Image: data}, nil
+		return func(pluginhost.Analysis) (string, pluginhost.TraceRequest, error) {
+			return engine, pluginhost.TraceRequest{Image: data}, nil
 		}
 	}
 	ctx := context.Background()
-	a, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, choose("alpha"))
+	a, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, pluginhost.AnalyzeRequest{Image: data}, choose("alpha"))
 	if err != nil || a.Decode <= 0 || res.Engine != "alpha" || res.Decode != 0 || res.Width != 400 {
 		t.Errorf("same engine: %+v / %+v, %v; want one decode, in the analysis", a, res, err)
 	}
-	a, res, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, choose("beta"))
+	a, res, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, pluginhost.AnalyzeRequest{Image: data}, choose("beta"))
 	if err != nil || a.Decode <= 0 || res.Engine != "beta" || res.Decode <= 0 {
 		t.Errorf("other engine: %+v / %+v, %v; want a decode in each", a, res, err)
 	}
 	wantErr := errors.New("no choice")
-	_, _, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, func(sdk.Analysis) (string, sdk.TraceRequest, error) {
-		return "", sdk.TraceRequest{}, wantErr
+	_, _, err = r.AnalyzeAndTrace(ctx, []string{"alpha"}, pluginhost.AnalyzeRequest{Image: data}, func(pluginhost.Analysis) (string, pluginhost.TraceRequest, error) {
+		return "", pluginhost.TraceRequest{}, wantErr
 	})
 	if !errors.Is(err, wantErr) {
 		t.Errorf("chooser error: got %v", err)
 	}
-	if _, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, sdk.AnalyzeRequest{Image: data}, choose("alpha")); err != nil || res.Engine != "alpha" {
+	if _, res, err := r.AnalyzeAndTrace(ctx, []string{"alpha"}, pluginhost.AnalyzeRequest{Image: data}, choose("alpha")); err != nil || res.Engine != "alpha" {
 		t.Errorf("after a chooser error the engine still serves: %+v, %v", res, err)
 	}
 }

@@ -158,8 +158,7 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 				}
 				given[p.key] = p.value
 			}
-			_, problems := sdk.NewParams(desc, given)
-			for _, pr := range problems {
+			for _, pr := range desc.CheckValues(given) {
 				add(key+"."+pr.Field, pr.Message, pr.Value)
 			}
 			s.Params[key] = given

@@ -15,6 +15,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/selector"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 // Service traces images with the engines of a registry.
@@ -58,7 +59,7 @@ type Job struct {
 	Image []byte
 	// File, when set, is the ImageFile whose content Image is: plugins map it instead of
 	// receiving a copy.
-	File *sdk.ImageFile
+	File *pluginhost.ImageFile
 	// Info is what imagecheck.Check read from the image's header.
 	Info imagecheck.Info
 	// Settings were validated against Catalog, which also resolves them, so that the
@@ -83,20 +84,20 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	if set.NeedsAnalysis() {
 		// The engine measuring the image traces it too when it is the one chosen, without
 		// decoding it again: the header's hint names the likeliest.
-		var a sdk.Analysis
+		var a pluginhost.Analysis
 		a, out, err = s.Engines.AnalyzeAndTrace(ctx, selector.LikelyEngines(image, job.Info),
-			sdk.AnalyzeRequest{Image: image, File: file, MaxPixels: s.MaxPixels},
-			func(a sdk.Analysis) (string, sdk.TraceRequest, error) {
+			pluginhost.AnalyzeRequest{Image: image, File: file, MaxPixels: s.MaxPixels},
+			func(a pluginhost.Analysis) (string, pluginhost.TraceRequest, error) {
 				var err error
 				r, err = settings.Resolve(set, cat, selector.Choose(a.Features))
-				return r.Engine, sdk.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels}, err
+				return r.Engine, pluginhost.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels}, err
 			})
 		res.Analyze = a.Took - a.Decode
 		res.Decode = a.Decode
 	} else {
 		r, err = settings.Resolve(set, cat, "")
 		if err == nil {
-			out, err = s.Engines.Trace(ctx, r.Engine, sdk.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels})
+			out, err = s.Engines.Trace(ctx, r.Engine, pluginhost.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels})
 		}
 	}
 	var fe *fault.Error
@@ -110,8 +111,7 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	res.SVG, res.Engine, res.EngineVersion, res.Preset = out.SVG, out.Engine, out.Version, r.Preset
 	res.Width, res.Height, res.Decode, res.Trace = out.Width, out.Height, res.Decode+out.Decode, out.TraceResult.Trace
 	if desc, ok := cat.Engine(r.Engine); ok {
-		p, _ := sdk.NewParams(desc, r.Params)
-		res.Params = p.Values()
+		res.Params = pluginhost.ParamValues(desc, r.Params)
 	}
 	return res, nil
 }

@@ -16,7 +16,7 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	enginetest.Run(t, func() sdk.Engine { return engine.New() })
+	enginetest.Run[engine.Params](t, engine.New)
 }
 
 // TestTraceCorpus writes the corpus SVGs for the bench when TRACECRAFT_SVG_OUT is set.
@@ -78,8 +78,8 @@ func pathData(svg string) string {
 func traceWith(t *testing.T, img *image.NRGBA, given map[string]any) string {
 	t.Helper()
 	e := engine.New()
-	params, problems := sdk.NewParams(e.Describe(), given)
-	if len(problems) > 0 {
+	params, problems := sdk.Decode[engine.Params](given)
+	if problems != nil {
 		t.Fatalf("%v", problems)
 	}
 	out, err := e.Trace(context.Background(), img, params)
@@ -148,7 +148,7 @@ func TestTraceEqualsThePackagesDocument(t *testing.T) {
 
 func BenchmarkTrace_Lineart(b *testing.B) {
 	e := engine.New()
-	params := sdk.DefaultParams(e.Describe())
+	params := sdk.Defaults[engine.Params]()
 	for _, path := range enginetest.CorpusImages(b, "lineart") {
 		img := enginetest.LoadPNG(b, path)
 		b.Run(enginetest.Name(path), func(b *testing.B) {

@@ -30,10 +30,19 @@ const Precision = 1
 // Engine is the potrace2 tracer.
 type Engine struct{}
 
-var _ sdk.Engine = (*Engine)(nil)
+var _ sdk.Engine[Params] = (*Engine)(nil)
 
 // New returns the engine.
 func New() *Engine { return &Engine{} }
+
+// Params are the engine's parameters: tracecraft's segmentation's and Potrace's.
+type Params struct {
+	tcengine.Segment
+	TurdSize     int     `param:"turdSize" min:"0" max:"100" default:"2" desc:"suppress speckles up to this pixel size in each layer: shapes and holes enclosing at most this many image pixels are dropped (the layer below shows instead)"`
+	AlphaMax     float64 `param:"alphaMax" min:"0" max:"1.334" step:"0.01" default:"1" desc:"corner smoothness (0 sharp, 1.334 smooth): corners sharper than this stay corners"`
+	OptTolerance float64 `param:"optTolerance" min:"0" max:"1" step:"0.01" default:"0.2" desc:"curve optimization tolerance in pixels: larger values join more Bézier segments, giving smaller files but less accuracy"`
+	Upscale      int     `param:"upscale" min:"1" max:"4" default:"2" desc:"sub-pixel factor: each layer's bitmap is upscaled this many times from the anti-aliasing before tracing, so edges follow the drawing between pixels (1 traces the pixel grid; more is slower)"`
+}
 
 // Describe returns the engine's name and parameters.
 func (*Engine) Describe() sdk.Descriptor {
@@ -42,16 +51,7 @@ func (*Engine) Describe() sdk.Descriptor {
 		Version:     "0.1.0",
 		Stability:   sdk.Experimental,
 		Description: "color potrace via tracecraft segmentation: each palette colour is a layer traced by Potrace with its smooth curves, layers stacked bottom to top so no background shows between them.",
-		Params: append(tcengine.SegmentParams(), []sdk.Param{
-			{Name: "turdSize", Type: sdk.Number, Min: 0, Max: 100, Default: 2.0, Integer: true,
-				Description: "suppress speckles up to this pixel size in each layer: shapes and holes enclosing at most this many image pixels are dropped (the layer below shows instead)"},
-			{Name: "alphaMax", Type: sdk.Number, Min: 0, Max: 1.334, Default: 1.0, Step: 0.01,
-				Description: "corner smoothness (0 sharp, 1.334 smooth): corners sharper than this stay corners"},
-			{Name: "optTolerance", Type: sdk.Number, Min: 0, Max: 1, Default: 0.2, Step: 0.01,
-				Description: "curve optimization tolerance in pixels: larger values join more Bézier segments, giving smaller files but less accuracy"},
-			{Name: "upscale", Type: sdk.Number, Min: 1, Max: 4, Default: 2.0, Integer: true,
-				Description: "sub-pixel factor: each layer's bitmap is upscaled this many times from the anti-aliasing before tracing, so edges follow the drawing between pixels (1 traces the pixel grid; more is slower)"},
-		}...),
+		Params:      sdk.Describe[Params](),
 	}
 }
 
@@ -61,20 +61,20 @@ type settings struct {
 	opts                        trace.Options
 }
 
-func options(p sdk.Params) (settings, error) {
-	if err := p.Check(new(Engine).Describe()); err != nil {
+func options(p Params) (settings, error) {
+	if err := sdk.Check(p); err != nil {
 		return settings{}, err
 	}
 	s := settings{
-		maxColors: p.Int("maxColors"),
-		minRegion: p.Int("minRegion"),
-		scale:     p.Int("upscale"),
+		maxColors: p.MaxColors,
+		minRegion: p.MinRegion,
+		scale:     p.Upscale,
 		opts: trace.Options{
-			TurdSize:     p.Int("turdSize"),
+			TurdSize:     p.TurdSize,
 			TurnPolicy:   trace.TurnMinority,
-			AlphaMax:     p.Number("alphaMax"),
+			AlphaMax:     p.AlphaMax,
 			OptCurve:     true,
-			OptTolerance: p.Number("optTolerance"),
+			OptTolerance: p.OptTolerance,
 		},
 	}
 	// Potrace works on the upscaled bitmap: its sizes and distances scale with it.
@@ -84,7 +84,7 @@ func options(p sdk.Params) (settings, error) {
 }
 
 // Trace converts img into an SVG document.
-func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]byte, error) {
+func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -4,12 +4,11 @@ import (
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/potrace2/engine"
-	"github.com/tracecraft/tracecraft/sdk"
 	"github.com/tracecraft/tracecraft/sdk/enginetest"
 )
 
 func TestConformance(t *testing.T) {
-	enginetest.Run(t, func() sdk.Engine { return engine.New() })
+	enginetest.Run[engine.Params](t, engine.New)
 }
 
 // TestTraceCorpus writes the corpus SVGs for the bench when TRACECRAFT_SVG_OUT is set.

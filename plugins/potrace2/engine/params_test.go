@@ -26,7 +26,7 @@ func TestDescriptor(t *testing.T) {
 // panic, when they reach Trace anyway.
 func TestBadParamsAreErrors(t *testing.T) {
 	img := enginetest.FlatShapes(40, 30)
-	for _, p := range []sdk.Params{{}, sdk.DefaultParams(sdk.Descriptor{})} {
+	for _, p := range []engine.Params{{}} {
 		_, err := engine.New().Trace(context.Background(), img, p)
 		var se *sdk.Error
 		if !errors.As(err, &se) {
@@ -44,7 +44,7 @@ func TestTransparencyStays(t *testing.T) {
 			img.SetNRGBA(x, y, color.NRGBA{0, 90, 200, 255})
 		}
 	}
-	doc, err := engine.New().Trace(context.Background(), img, sdk.DefaultParams(engine.New().Describe()))
+	doc, err := engine.New().Trace(context.Background(), img, sdk.Defaults[engine.Params]())
 	if err != nil {
 		t.Fatal(err)
 	}

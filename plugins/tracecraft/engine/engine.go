@@ -15,56 +15,46 @@ import (
 // Engine is the tracecraft tracer.
 type Engine struct{}
 
-var _ sdk.Engine = (*Engine)(nil)
+var _ sdk.Engine[Params] = (*Engine)(nil)
 
 // New returns the engine.
 func New() *Engine { return &Engine{} }
 
-// Describe returns the engine's name and the parameters of spec section 2.5.
+// Params are the parameters of spec section 2.5.
+type Params struct {
+	Segment
+	Tolerance        float64               `param:"tolerance" min:"0" max:"5" default:"0.5" desc:"curve fit tolerance in pixels: how far the lines and curves may stray from the boundary; larger gives fewer segments and smaller files (boundaries between similar colours may stray up to 4 times as far)"`
+	DrawStyle        string                `param:"drawStyle" enum:"fill,strokeShapes,strokeEdges" default:"fill" desc:"fill shapes, outline each shape, or stroke each shared boundary exactly once"`
+	ShapeStacking    string                `param:"shapeStacking" enum:"cutouts,stacked" default:"cutouts" desc:"exact cut-out holes versus solid stacked shapes (editability): cutouts never overlap; stacked draws each shape without the holes its neighbours fill, bottom to top (holes that show transparency stay holes)"`
+	GroupBy          string                `param:"groupBy" enum:"none,color" default:"none" desc:"merge per color (smallest output) or group paths per color (editable): none merges all shapes of a colour into one path, color writes one <g> per colour holding one path per shape"`
+	FixedSize        bool                  `param:"fixedSize" default:"false" desc:"emit width/height attributes (the image's size in pixels); the viewBox is always there"`
+	GapFiller        string                `param:"gapFiller" enum:"auto,on,off" default:"auto" desc:"anti-conflation same-paint stroke; auto means on except for fine-detail images: shapes bordering others get a stroke of their own paint that hides the background seams renderers leave along shared edges, and edges move by half its width so it does not fatten the shapes; auto is off when hairline shapes (thinner than the stroke) border over a tenth of all boundary length, and uses 1 px unless gapFillerWidth is given"`
+	GapFillerWidth   sdk.Explicit[float64] `param:"gapFillerWidth" min:"0.05" max:"4" default:"0.25" desc:"gap filler stroke width in px: 1 or more hides seams completely, less only narrows them"`
+	StrokeWidth      float64               `param:"strokeWidth" min:"0.05" max:"20" default:"1" desc:"stroke width for stroke draw styles, in px"`
+	OverrideColor    sdk.Explicit[string]  `param:"overrideColor" format:"color" desc:"forces the stroke color in stroke draw styles: any CSS color (hex, rgb(), hsl() or a name); without it each stroke has its shape's colour"`
+	NonScalingStroke bool                  `param:"nonScalingStroke" default:"false" desc:"applies vector-effect non-scaling-stroke: strokes keep their width when the SVG is scaled"`
+}
+
+// Segment holds the parameters of the tracecraft segmentation, maxColors and minRegion,
+// for tracecraft and the engines built on its segmentation, which embed it.
+type Segment struct {
+	MaxColors int `param:"maxColors" min:"2" max:"256" default:"16" desc:"palette size for median-cut quantization: colours are picked in the Oklab perceptual space, weighted by pixel count, and the output uses at most this many"`
+	MinRegion int `param:"minRegion" min:"0" max:"1024" default:"25" desc:"merge regions smaller than this many pixels: each joins its most similar neighbour (0 keeps every region)"`
+}
+
+// Describe returns the engine's name and parameters.
 func (*Engine) Describe() sdk.Descriptor {
 	return sdk.Descriptor{
 		Name:        "tracecraft",
 		Version:     "1.0.0",
 		Stability:   sdk.Stable,
 		Description: "in-house engine: planar shared-edge topology, render-and-refine. Best for flat images (logos, icons, posters): neighbouring shapes share each boundary, fitted once where the anti-aliasing puts it, so they never leave gaps or overlaps.",
-		Params: append(SegmentParams(), []sdk.Param{
-			{Name: "tolerance", Type: sdk.Number, Min: 0, Max: 5, Default: 0.5,
-				Description: "curve fit tolerance in pixels: how far the lines and curves may stray from the boundary; larger gives fewer segments and smaller files (boundaries between similar colours may stray up to 4 times as far)"},
-			{Name: "drawStyle", Type: sdk.Enum, Values: []string{"fill", "strokeShapes", "strokeEdges"}, Default: "fill",
-				Description: "fill shapes, outline each shape, or stroke each shared boundary exactly once"},
-			{Name: "shapeStacking", Type: sdk.Enum, Values: []string{"cutouts", "stacked"}, Default: "cutouts",
-				Description: "exact cut-out holes versus solid stacked shapes (editability): cutouts never overlap; stacked draws each shape without the holes its neighbours fill, bottom to top (holes that show transparency stay holes)"},
-			{Name: "groupBy", Type: sdk.Enum, Values: []string{"none", "color"}, Default: "none",
-				Description: "merge per color (smallest output) or group paths per color (editable): none merges all shapes of a colour into one path, color writes one <g> per colour holding one path per shape"},
-			{Name: "fixedSize", Type: sdk.Boolean, Default: false,
-				Description: "emit width/height attributes (the image's size in pixels); the viewBox is always there"},
-			{Name: "gapFiller", Type: sdk.Enum, Values: []string{"auto", "on", "off"}, Default: "auto",
-				Description: "anti-conflation same-paint stroke; auto means on except for fine-detail images: shapes bordering others get a stroke of their own paint that hides the background seams renderers leave along shared edges, and edges move by half its width so it does not fatten the shapes; auto is off when hairline shapes (thinner than the stroke) border over a tenth of all boundary length, and uses 1 px unless gapFillerWidth is given"},
-			{Name: "gapFillerWidth", Type: sdk.Number, Min: 0.05, Max: 4, Default: 0.25,
-				Description: "gap filler stroke width in px: 1 or more hides seams completely, less only narrows them"},
-			{Name: "strokeWidth", Type: sdk.Number, Min: 0.05, Max: 20, Default: 1.0,
-				Description: "stroke width for stroke draw styles, in px"},
-			{Name: "overrideColor", Type: sdk.String, Format: sdk.FormatColor,
-				Description: "forces the stroke color in stroke draw styles: any CSS color (hex, rgb(), hsl() or a name); without it each stroke has its shape's colour"},
-			{Name: "nonScalingStroke", Type: sdk.Boolean, Default: false,
-				Description: "applies vector-effect non-scaling-stroke: strokes keep their width when the SVG is scaled"},
-		}...),
-	}
-}
-
-// SegmentParams returns the parameters of the tracecraft segmentation, maxColors and
-// minRegion, for tracecraft and the engines built on its segmentation.
-func SegmentParams() []sdk.Param {
-	return []sdk.Param{
-		{Name: "maxColors", Type: sdk.Number, Min: 2, Max: 256, Default: 16.0, Integer: true,
-			Description: "palette size for median-cut quantization: colours are picked in the Oklab perceptual space, weighted by pixel count, and the output uses at most this many"},
-		{Name: "minRegion", Type: sdk.Number, Min: 0, Max: 1024, Default: 25.0, Integer: true,
-			Description: "merge regions smaller than this many pixels: each joins its most similar neighbour (0 keeps every region)"},
+		Params:      sdk.Describe[Params](),
 	}
 }
 
 // Trace converts img into an SVG document.
-func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]byte, error) {
+func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -98,31 +88,31 @@ type settings struct {
 	out                  svgout.Options
 }
 
-func options(p sdk.Params) (settings, error) {
+func options(p Params) (settings, error) {
 	s := settings{
-		maxColors: p.Int("maxColors"),
-		minRegion: p.Int("minRegion"),
-		tolerance: p.Number("tolerance"),
-		gapFiller: p.String("gapFiller"),
+		maxColors: p.MaxColors,
+		minRegion: p.MinRegion,
+		tolerance: p.Tolerance,
+		gapFiller: p.GapFiller,
 	}
 	s.out = svgout.Options{
-		Paint:            paint.Options{Stacked: p.String("shapeStacking") == "stacked"},
-		GroupByColor:     p.String("groupBy") == "color",
-		FixedSize:        p.Bool("fixedSize"),
-		StrokeWidth:      p.Number("strokeWidth"),
-		NonScalingStroke: p.Bool("nonScalingStroke"),
+		Paint:            paint.Options{Stacked: p.ShapeStacking == "stacked"},
+		GroupByColor:     p.GroupBy == "color",
+		FixedSize:        p.FixedSize,
+		StrokeWidth:      p.StrokeWidth,
+		NonScalingStroke: p.NonScalingStroke,
 		Precision:        precision(s.tolerance),
 	}
-	switch p.String("drawStyle") {
+	switch p.DrawStyle {
 	case "strokeShapes":
 		s.out.Paint.Style = paint.StrokeShapes
 	case "strokeEdges":
 		s.out.Paint.Style = paint.StrokeEdges
 	}
-	if p.Has("overrideColor") {
-		c, err := sdk.ParseColor(p.String("overrideColor"))
+	if p.OverrideColor.Given {
+		c, err := sdk.ParseColor(p.OverrideColor.Value)
 		if err != nil {
-			return s, sdk.Errorf(sdk.CodeInvalidSettings, "overrideColor %q is not a CSS colour", p.String("overrideColor"))
+			return s, sdk.Errorf(sdk.CodeInvalidSettings, "overrideColor %q is not a CSS colour", p.OverrideColor.Value)
 		}
 		s.out.Paint.Override = &c
 	}
@@ -142,15 +132,15 @@ func precision(tol float64) int {
 }
 
 // gapFiller decides whether filled shapes get the gap filler stroke, and how wide.
-func gapFiller(p sdk.Params, seg *segment.Segmentation) (bool, float64) {
-	width := p.Number("gapFillerWidth")
-	switch p.String("gapFiller") {
+func gapFiller(p Params, seg *segment.Segmentation) (bool, float64) {
+	width := p.GapFillerWidth.Value
+	switch p.GapFiller {
 	case "on":
 		return true, width
 	case "off":
 		return false, width
 	}
-	if !p.Given("gapFillerWidth") {
+	if !p.GapFillerWidth.Given {
 		width = paint.AutoGapFillerWidth
 	}
 	return !paint.FineDetail(seg, width), width

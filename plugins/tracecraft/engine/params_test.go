@@ -18,8 +18,8 @@ import (
 func trace(t *testing.T, img *image.NRGBA, params map[string]any) []byte {
 	t.Helper()
 	e := engine.New()
-	p, problems := sdk.NewParams(e.Describe(), params)
-	if len(problems) > 0 {
+	p, problems := sdk.Decode[engine.Params](params)
+	if problems != nil {
 		t.Fatal(problems)
 	}
 	doc, err := e.Trace(context.Background(), img, p)
@@ -201,7 +201,7 @@ func TestMinRegion(t *testing.T) {
 // with no values at all: every number 0, every string empty) still trace without a panic.
 func TestUnvalidatedParams(t *testing.T) {
 	e := engine.New()
-	doc, err := e.Trace(context.Background(), testimg.Nested(40, 32), sdk.Params{})
+	doc, err := e.Trace(context.Background(), testimg.Nested(40, 32), engine.Params{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -137,8 +137,8 @@ func TestGapFillerHidesSeams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, problems := sdk.NewParams(e.Describe(), tt.params)
-			if len(problems) > 0 {
+			p, problems := sdk.Decode[engine.Params](tt.params)
+			if problems != nil {
 				t.Fatal(problems)
 			}
 			doc, err := e.Trace(context.Background(), img, p)

@@ -136,9 +136,9 @@ func trace(args []string) error {
 		return fmt.Errorf("-params: %v", err)
 	}
 	e := engine.New()
-	params, problems := sdk.NewParams(e.Describe(), given)
-	if len(problems) > 0 {
-		return fmt.Errorf("-params: %v", problems)
+	params, err := sdk.Decode[engine.Params](given)
+	if err != nil {
+		return fmt.Errorf("-params: %v", err)
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)

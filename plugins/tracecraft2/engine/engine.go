@@ -40,10 +40,19 @@ import (
 // Engine is the tracecraft2 tracer.
 type Engine struct{}
 
-var _ sdk.Engine = (*Engine)(nil)
+var _ sdk.Engine[Params] = (*Engine)(nil)
 
 // New returns the engine.
 func New() *Engine { return &Engine{} }
+
+// Params are the engine's parameters.
+type Params struct {
+	tcengine.Segment
+	Tolerance          float64 `param:"tolerance" min:"0" max:"5" default:"0.5" desc:"curve fit tolerance in pixels: how far the lines and curves of the paths may stray from the boundary; larger gives smaller files (path numbers are also rounded to within a fraction of it)"`
+	Primitives         bool    `param:"primitives" default:"true" desc:"write shapes that are rectangles (rotated or not, rounded or not), circles or ellipses as <rect>, <circle> and <ellipse> elements"`
+	PrimitiveTolerance float64 `param:"primitiveTolerance" min:"0.05" max:"3" step:"0.05" default:"0.5" desc:"how far in pixels a shape's outline may stray from a rectangle, circle or ellipse to be written as one"`
+	FixedSize          bool    `param:"fixedSize" default:"false" desc:"emit width/height attributes (the image's size in pixels); the viewBox is always there"`
+}
 
 // Describe returns the engine's name and parameters.
 func (*Engine) Describe() sdk.Descriptor {
@@ -52,16 +61,7 @@ func (*Engine) Describe() sdk.Descriptor {
 		Version:     "0.1.0",
 		Stability:   sdk.Experimental,
 		Description: "primitive recognition (rect, circle, ellipse); smallest files: tracecraft's shared-edge tracing drawn as stacked shapes, where shapes that are rectangles, circles or ellipses become those SVG elements.",
-		Params: append(tcengine.SegmentParams(), []sdk.Param{
-			{Name: "tolerance", Type: sdk.Number, Min: 0, Max: 5, Default: 0.5,
-				Description: "curve fit tolerance in pixels: how far the lines and curves of the paths may stray from the boundary; larger gives smaller files (path numbers are also rounded to within a fraction of it)"},
-			{Name: "primitives", Type: sdk.Boolean, Default: true,
-				Description: "write shapes that are rectangles (rotated or not, rounded or not), circles or ellipses as <rect>, <circle> and <ellipse> elements"},
-			{Name: "primitiveTolerance", Type: sdk.Number, Min: 0.05, Max: 3, Default: 0.5, Step: 0.05,
-				Description: "how far in pixels a shape's outline may stray from a rectangle, circle or ellipse to be written as one"},
-			{Name: "fixedSize", Type: sdk.Boolean, Default: false,
-				Description: "emit width/height attributes (the image's size in pixels); the viewBox is always there"},
-		}...),
+		Params:      sdk.Describe[Params](),
 	}
 }
 
@@ -74,17 +74,17 @@ type settings struct {
 	fixedSize            bool
 }
 
-func options(p sdk.Params) (settings, error) {
-	if err := p.Check(new(Engine).Describe()); err != nil {
+func options(p Params) (settings, error) {
+	if err := sdk.Check(p); err != nil {
 		return settings{}, err
 	}
 	s := settings{
-		maxColors:  p.Int("maxColors"),
-		minRegion:  p.Int("minRegion"),
-		tolerance:  p.Number("tolerance"),
-		primitives: p.Bool("primitives"),
-		primTol:    p.Number("primitiveTolerance"),
-		fixedSize:  p.Bool("fixedSize"),
+		maxColors:  p.MaxColors,
+		minRegion:  p.MinRegion,
+		tolerance:  p.Tolerance,
+		primitives: p.Primitives,
+		primTol:    p.PrimitiveTolerance,
+		fixedSize:  p.FixedSize,
 	}
 	return s, nil
 }
@@ -100,7 +100,7 @@ func numberTolerances(tol float64) (end, ctrl float64) {
 }
 
 // Trace converts img into an SVG document.
-func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]byte, error) {
+func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

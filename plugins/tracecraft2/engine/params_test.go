@@ -28,7 +28,7 @@ func TestDescriptor(t *testing.T) {
 // panic, when they reach Trace anyway.
 func TestBadParamsAreErrors(t *testing.T) {
 	img := enginetest.FlatShapes(40, 30)
-	for _, p := range []sdk.Params{{}, sdk.DefaultParams(sdk.Descriptor{})} {
+	for _, p := range []engine.Params{{}} {
 		_, err := engine.New().Trace(context.Background(), img, p)
 		var se *sdk.Error
 		if !errors.As(err, &se) {
@@ -50,14 +50,14 @@ func TestCircleBecomesElement(t *testing.T) {
 			}
 		}
 	}
-	doc, err := engine.New().Trace(context.Background(), img, sdk.DefaultParams(engine.New().Describe()))
+	doc, err := engine.New().Trace(context.Background(), img, sdk.Defaults[engine.Params]())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(doc, []byte("<circle")) || regexp.MustCompile(`d="[^"]*[CcSs]`).Match(doc) {
 		t.Errorf("want a circle and no curve:\n%s", doc)
 	}
-	p, _ := sdk.NewParams(engine.New().Describe(), map[string]any{"primitives": false})
+	p, _ := sdk.Decode[engine.Params](map[string]any{"primitives": false})
 	doc, _ = engine.New().Trace(context.Background(), img, p)
 	if strings.Contains(string(doc), "<circle") {
 		t.Errorf("primitives false still writes a circle:\n%s", doc)
@@ -72,7 +72,7 @@ func TestTransparencyStays(t *testing.T) {
 			img.SetNRGBA(x, y, color.NRGBA{0, 90, 200, 255})
 		}
 	}
-	doc, err := engine.New().Trace(context.Background(), img, sdk.DefaultParams(engine.New().Describe()))
+	doc, err := engine.New().Trace(context.Background(), img, sdk.Defaults[engine.Params]())
 	if err != nil {
 		t.Fatal(err)
 	}

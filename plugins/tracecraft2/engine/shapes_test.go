@@ -56,7 +56,7 @@ func insideShape(s primitive.Shape) func(x, y float64) bool {
 // found for its drawn regions.
 func recognized(t *testing.T, img *image.NRGBA) []primitive.Shape {
 	t.Helper()
-	s, err := options(sdk.DefaultParams(New().Describe()))
+	s, err := options(sdk.Defaults[Params]())
 	if err != nil {
 		t.Fatal(err)
 	}

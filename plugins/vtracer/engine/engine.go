@@ -14,30 +14,25 @@ import (
 // Engine traces images the way VTracer does. The zero value is ready to use.
 type Engine struct{}
 
-var _ sdk.Engine = (*Engine)(nil)
+var _ sdk.Engine[Params] = (*Engine)(nil)
 
 // New returns a vtracer engine.
 func New() *Engine { return &Engine{} }
 
 // Describe returns the engine's name and its parameters (service specification 2.6).
 func (*Engine) Describe() sdk.Descriptor {
-	ps := make([]sdk.Param, len(params))
-	copy(ps, params)
-	for i := range ps {
-		ps[i].Values = append([]string(nil), ps[i].Values...)
-	}
 	return sdk.Descriptor{
 		Name:        "vtracer",
 		Version:     "1.0.0",
 		Stability:   sdk.Stable,
 		Description: "VTracer's classic colour tracer: stacked layers of colour clusters with smooth spline outlines, good for posters, illustrations and photographs.",
-		Params:      ps,
+		Params:      sdk.Describe[Params](),
 	}
 }
 
 // Trace converts img into an SVG document. Parameters out of range (which the host
 // rejects before calling) give an sdk.Error with code sdk.CodeInvalidSettings.
-func (*Engine) Trace(ctx context.Context, img *image.NRGBA, p sdk.Params) ([]byte, error) {
+func (*Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -16,15 +16,15 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	enginetest.Run(t, func() sdk.Engine { return engine.New() })
+	enginetest.Run[engine.Params](t, engine.New)
 }
 
 func TestTraceCorpus(t *testing.T) { enginetest.TraceCorpusFromEnv(t, engine.New()) }
 
-func params(t *testing.T, given map[string]any) sdk.Params {
+func params(t *testing.T, given map[string]any) engine.Params {
 	t.Helper()
-	p, problems := sdk.NewParams(engine.New().Describe(), given)
-	if len(problems) > 0 {
+	p, problems := sdk.Decode[engine.Params](given)
+	if problems != nil {
 		t.Fatalf("%v", problems)
 	}
 	return p
@@ -118,7 +118,7 @@ func TestPresets(t *testing.T) {
 
 func TestBadParamsGiveAnError(t *testing.T) {
 	// Params that bypassed the host's validation (the zero value has no values at all).
-	_, err := engine.New().Trace(context.Background(), enginetest.FlatShapes(8, 8), sdk.Params{})
+	_, err := engine.New().Trace(context.Background(), enginetest.FlatShapes(8, 8), engine.Params{})
 	if err == nil || sdk.ErrorCode(err) != sdk.CodeInvalidSettings {
 		t.Errorf("err = %v, want an %s error", err, sdk.CodeInvalidSettings)
 	}

@@ -1,4 +1,8 @@
-package sdk
+// Package pluginhost is the host's side of the Tracecraft engine protocol: it starts an
+// engine plugin process (Start), negotiates the protocol version in the handshake, and
+// asks the engine for its description, traces and image measurements (Client). Engine
+// authors do not need it: they import package sdk, whose Serve is the other side.
+package pluginhost
 
 import (
 	"context"
@@ -17,7 +21,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
+	"github.com/tracecraft/tracecraft/sdk"
 	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
 // ErrCrashed reports that a plugin process died or broke the protocol during a call.
@@ -68,17 +74,17 @@ func Start(l Launch) (*Client, error) {
 	cmd := exec.Command(l.Path)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	pc := plugin.NewClient(&plugin.ClientConfig{
-		HandshakeConfig:  Handshake,
-		VersionedPlugins: versionedPlugins(nil, nil),
+		HandshakeConfig:  wire.Handshake,
+		VersionedPlugins: hostPlugins(),
 		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger,
 		StartTimeout:     timeout,
 		Stderr:           l.Stderr,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
-			grpc.WithInitialWindowSize(flowWindow), grpc.WithInitialConnWindowSize(flowWindow),
-			grpc.WithReadBufferSize(ioBuffer), grpc.WithWriteBufferSize(ioBuffer)},
+			grpc.MaxCallRecvMsgSize(wire.MaxMessageBytes), grpc.MaxCallSendMsgSize(wire.MaxMessageBytes)),
+			grpc.WithInitialWindowSize(wire.FlowWindow), grpc.WithInitialConnWindowSize(wire.FlowWindow),
+			grpc.WithReadBufferSize(wire.IOBuffer), grpc.WithWriteBufferSize(wire.IOBuffer)},
 	})
 	var startErr error
 	// Pdeathsig fires when the thread that forked the child exits, not the process, so
@@ -93,7 +99,7 @@ func Start(l Launch) (*Client, error) {
 		pc.Kill()
 		return nil, fmt.Errorf("connect to %s: %w", l.Path, err)
 	}
-	raw, err := proto.Dispense(pluginName)
+	raw, err := proto.Dispense(wire.PluginName)
 	if err != nil {
 		pc.Kill()
 		return nil, fmt.Errorf("dispense engine from %s: %w", l.Path, err)
@@ -121,10 +127,10 @@ func (c *Client) Pid() int {
 func (c *Client) Exited() bool { return c.pc.Exited() }
 
 // Describe asks the plugin for its description.
-func (c *Client) Describe(ctx context.Context) (Descriptor, error) {
+func (c *Client) Describe(ctx context.Context) (sdk.Descriptor, error) {
 	r, err := c.rpc.Describe(ctx, &tracev1.DescribeRequest{})
 	if err != nil {
-		return Descriptor{}, c.callError(ctx, err)
+		return sdk.Descriptor{}, c.callError(ctx, err)
 	}
 	c.noteCapabilities(r)
 	return descriptorFromProto(r), nil
@@ -194,7 +200,7 @@ func (c *Client) withImage(ctx context.Context, image []byte, shared *ImageFile,
 		if err == nil {
 			ref.file = file.path
 			failure, err := send(ref)
-			if failure.GetCode() != codeImageFileUnreadable {
+			if failure.GetCode() != wire.CodeImageFileUnreadable {
 				return failure, err
 			}
 			c.readsFile.Store(false)
@@ -240,13 +246,13 @@ type TraceResult struct {
 	Decode, Trace time.Duration
 }
 
-// Trace runs one job. It returns an *Error when the engine answered with one, ErrCrashed
+// Trace runs one job. It returns an *sdk.Error when the engine answered with one, ErrCrashed
 // (wrapped) when the process died or broke the protocol, or ctx's error when ctx ended
 // first; in the last two cases the process may still be busy and should be killed.
 func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, error) {
 	params, err := paramsToProto(req.Params)
 	if err != nil {
-		return TraceResult{}, Errorf(CodeInvalidSettings, "%v", err)
+		return TraceResult{}, sdk.Errorf(sdk.CodeInvalidSettings, "%v", err)
 	}
 	var r *tracev1.TraceResponse
 	var f *tracev1.Failure
@@ -254,7 +260,7 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 	if req.UseKept && c.keepsDecoded.Load() {
 		r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{UseKept: true, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
 		f = r.GetFailure()
-		sent = err != nil || f.GetCode() != codeNoKeptImage
+		sent = err != nil || f.GetCode() != wire.CodeNoKeptImage
 	}
 	if !sent {
 		f, err = c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
@@ -268,7 +274,7 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 		return TraceResult{}, c.callError(ctx, err)
 	}
 	if f != nil {
-		return TraceResult{}, &Error{Code: f.GetCode(), Message: f.GetMessage()}
+		return TraceResult{}, &sdk.Error{Code: f.GetCode(), Message: f.GetMessage()}
 	}
 	return TraceResult{
 		SVG: r.GetSvg(), Width: int(r.GetWidth()), Height: int(r.GetHeight()),
@@ -322,7 +328,7 @@ func (c *Client) analyze(ctx context.Context, req AnalyzeRequest, keep bool) (An
 		return Analysis{}, c.callError(ctx, err)
 	}
 	if f != nil {
-		return Analysis{}, &Error{Code: f.GetCode(), Message: f.GetMessage()}
+		return Analysis{}, &sdk.Error{Code: f.GetCode(), Message: f.GetMessage()}
 	}
 	return Analysis{
 		Width: int(r.GetWidth()), Height: int(r.GetHeight()), Features: r.GetFeatures(),
@@ -345,7 +351,7 @@ func (c *Client) callError(ctx context.Context, err error) error {
 			return context.DeadlineExceeded
 		}
 	case codes.ResourceExhausted:
-		return Errorf(CodeOutputTooLarge, "the engine's answer is larger than the %d MB the service can carry", MaxMessageBytes>>20)
+		return sdk.Errorf(sdk.CodeOutputTooLarge, "the engine's answer is larger than the %d MB the service can carry", wire.MaxMessageBytes>>20)
 	}
 	return fmt.Errorf("%w: %v", ErrCrashed, err)
 }

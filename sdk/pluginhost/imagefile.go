@@ -1,4 +1,4 @@
-package sdk
+package pluginhost
 
 import (
 	"errors"
@@ -13,10 +13,6 @@ import (
 // imageFileMin is the smallest image the client hands over as a file rather than in the
 // message: below it the copies cost less than the file.
 const imageFileMin = 64 << 10
-
-// codeImageFileUnreadable is the failure a plugin answers when it cannot read the image
-// file it was given; the client then sends the image in the message instead.
-const codeImageFileUnreadable = "image_file_unreadable"
 
 // ImageFile is an image held in an anonymous in-memory file (memfd) that plugin processes
 // open through /proc and map, so the image crosses to them without being copied through
@@ -160,51 +156,4 @@ func (f *ImageFile) Close() error {
 		f.mapped, f.data = nil, nil
 	}
 	return unix.Close(f.fd)
-}
-
-// mapImageFile maps the file at path read-only and returns its bytes, or the n bytes at
-// off when n is not 0, with the function that unmaps them. The bytes must not be used
-// after unmapping.
-func mapImageFile(path string, off, n uint64) ([]byte, func(), error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	size := uint64(st.Size())
-	if n == 0 {
-		off, n = 0, size
-	}
-	switch {
-	case off > size || n > size-off:
-		return nil, nil, fmt.Errorf("%d bytes at %d are outside the image file's %d", n, off, size)
-	case n == 0:
-		return nil, func() {}, nil
-	case n > MaxMessageBytes:
-		return nil, nil, fmt.Errorf("image of %d bytes is over the %d byte limit", n, MaxMessageBytes)
-	}
-	// Mappings start on a page boundary.
-	start := off &^ uint64(os.Getpagesize()-1)
-	m, err := unix.Mmap(int(f.Fd()), int64(start), int(n+off-start), unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		return nil, nil, err
-	}
-	return m[off-start:], func() { _ = unix.Munmap(m) }, nil
-}
-
-// requestImage returns the image of a request: inline, or mapped from its file (the n
-// bytes at off when n is not 0).
-func requestImage(inline []byte, file string, off, n uint64) ([]byte, func(), error) {
-	if file == "" {
-		return inline, func() {}, nil
-	}
-	data, unmap, err := mapImageFile(file, off, n)
-	if err != nil {
-		return nil, nil, Errorf(codeImageFileUnreadable, "cannot read the image file: %v", err)
-	}
-	return data, unmap, nil
 }

@@ -1,4 +1,4 @@
-package sdk_test
+package pluginhost_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 // BenchmarkTraceTransport times Client.Trace with a real plugin process and subtracts
@@ -36,12 +36,12 @@ func BenchmarkTraceTransport(b *testing.B) {
 		// The image as bytes, which the client copies into its own file for the plugin.
 		b.Run(size.name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
-			transportCost(b, c, sdk.TraceRequest{Image: data})
+			transportCost(b, c, pluginhost.TraceRequest{Image: data})
 			b.ReportMetric(float64(len(data))/1e6, "file-MB")
 		})
 		// The image already in an ImageFile, as the host reads uploads: no copy at all.
 		b.Run(size.name+"/file", func(b *testing.B) {
-			f, err := sdk.NewImageFile(int64(len(data)))
+			f, err := pluginhost.NewImageFile(int64(len(data)))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -49,7 +49,7 @@ func BenchmarkTraceTransport(b *testing.B) {
 			if over, err := f.Fill(bytes.NewReader(data)); over || err != nil {
 				b.Fatal(over, err)
 			}
-			transportCost(b, c, sdk.TraceRequest{File: f})
+			transportCost(b, c, pluginhost.TraceRequest{File: f})
 		})
 	}
 	// A 1 px image, traced at once or after the plugin has slept 10 ms: the protocol's
@@ -61,14 +61,14 @@ func BenchmarkTraceTransport(b *testing.B) {
 	}
 	for _, idle := range []int{0, 10} {
 		b.Run(fmt.Sprintf("1px/after-%dms", idle), func(b *testing.B) {
-			transportCost(b, c, sdk.TraceRequest{Image: dot.Bytes(), Params: map[string]any{"action": "sleep", "ms": idle}})
+			transportCost(b, c, pluginhost.TraceRequest{Image: dot.Bytes(), Params: map[string]any{"action": "sleep", "ms": idle}})
 		})
 	}
 }
 
 // transportCost runs req until the benchmark ends and reports the median of the call's
 // time minus the plugin's own decode and trace.
-func transportCost(b *testing.B, c *sdk.Client, req sdk.TraceRequest) {
+func transportCost(b *testing.B, c *pluginhost.Client, req pluginhost.TraceRequest) {
 	var cost []time.Duration
 	for b.Loop() {
 		start := time.Now()

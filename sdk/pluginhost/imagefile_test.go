@@ -1,10 +1,13 @@
-package sdk
+package pluginhost
 
 import (
 	"bytes"
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
 func TestImageFileRoundTrip(t *testing.T) {
@@ -19,7 +22,7 @@ func TestImageFileRoundTrip(t *testing.T) {
 		if err := f.set(data); err != nil {
 			t.Fatal(err)
 		}
-		got, release, err := requestImage(nil, f.path, 0, 0)
+		got, release, err := wire.RequestImage(nil, f.path, 0, 0)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", size, err)
 		}
@@ -55,7 +58,7 @@ func TestFillReadsAnImageIntoTheFileUpToItsCapacity(t *testing.T) {
 		if !bytes.Equal(f.Bytes(), data) {
 			t.Errorf("%d bytes: Bytes gives %d bytes, not the same", size, len(f.Bytes()))
 		}
-		got, release, err := requestImage(nil, f.path, 0, 0)
+		got, release, err := wire.RequestImage(nil, f.path, 0, 0)
 		if err != nil {
 			t.Fatalf("%d bytes: %v", size, err)
 		}
@@ -96,11 +99,11 @@ func (r *shortReader) Read(p []byte) (int, error) {
 }
 
 func TestUnreadableImageFileAsksForTheImageInline(t *testing.T) {
-	_, _, err := requestImage(nil, "/proc/self/fd/999999", 0, 0)
-	if ErrorCode(err) != codeImageFileUnreadable {
-		t.Errorf("got %v, want code %s", err, codeImageFileUnreadable)
+	_, _, err := wire.RequestImage(nil, "/proc/self/fd/999999", 0, 0)
+	if sdk.ErrorCode(err) != wire.CodeImageFileUnreadable {
+		t.Errorf("got %v, want code %s", err, wire.CodeImageFileUnreadable)
 	}
-	got, release, err := requestImage([]byte("inline"), "", 0, 0)
+	got, release, err := wire.RequestImage([]byte("inline"), "", 0, 0)
 	if err != nil || string(got) != "inline" {
 		t.Errorf("inline image: %q, %v", got, err)
 	}
@@ -133,7 +136,7 @@ func TestSelectedImageIsMappedAsARangeOrMovedToTheStart(t *testing.T) {
 			if want := off == 0 && tail == 0; f.whole() != want {
 				t.Errorf("at %d, %d after: whole %v", off, tail, f.whole())
 			}
-			got, release, err := requestImage(nil, f.path, uint64(off), uint64(len(image)))
+			got, release, err := wire.RequestImage(nil, f.path, uint64(off), uint64(len(image)))
 			if err != nil || !bytes.Equal(got, image) {
 				t.Errorf("range at %d: %v, same %v", off, err, bytes.Equal(got, image))
 			}
@@ -141,7 +144,7 @@ func TestSelectedImageIsMappedAsARangeOrMovedToTheStart(t *testing.T) {
 			if err := f.compact(); err != nil {
 				t.Fatal(err)
 			}
-			got, release, err = requestImage(nil, f.path, 0, 0)
+			got, release, err = wire.RequestImage(nil, f.path, 0, 0)
 			if err != nil || !bytes.Equal(got, image) || !bytes.Equal(f.Bytes(), image) {
 				t.Errorf("compacted from %d: %v, file is the image %v", off, err, bytes.Equal(got, image))
 			}
@@ -149,10 +152,10 @@ func TestSelectedImageIsMappedAsARangeOrMovedToTheStart(t *testing.T) {
 		}
 	}
 	// Ranges outside the file or the filled bytes are refused.
-	if _, _, err := requestImage(nil, f.path, 1, uint64(len(image))); ErrorCode(err) != codeImageFileUnreadable {
+	if _, _, err := wire.RequestImage(nil, f.path, 1, uint64(len(image))); sdk.ErrorCode(err) != wire.CodeImageFileUnreadable {
 		t.Errorf("a range past the end: %v", err)
 	}
-	if _, _, err := requestImage(nil, f.path, 1<<62, 1<<62); ErrorCode(err) != codeImageFileUnreadable {
+	if _, _, err := wire.RequestImage(nil, f.path, 1<<62, 1<<62); sdk.ErrorCode(err) != wire.CodeImageFileUnreadable {
 		t.Errorf("a huge range: %v", err)
 	}
 	if err := f.Select(0, int64(len(image))+1); err == nil {

@@ -1,4 +1,4 @@
-package sdk_test
+package pluginhost_test
 
 import (
 	"bytes"
@@ -17,14 +17,15 @@ import (
 
 	"github.com/tracecraft/tracecraft/internal/testbin"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 func TestMain(m *testing.M) { testbin.Main(m) }
 
 // start launches the test engine (built once per variant) and kills it after the test.
-func start(t testing.TB, variant string) *sdk.Client {
+func start(t testing.TB, variant string) *pluginhost.Client {
 	t.Helper()
-	c, err := sdk.Start(sdk.Launch{Path: testbin.TestEngine(t, "testengine", variant)})
+	c, err := pluginhost.Start(pluginhost.Launch{Path: testbin.TestEngine(t, "testengine", variant)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +35,8 @@ func start(t testing.TB, variant string) *sdk.Client {
 
 func TestClientDescribesTracesAndAnalyzesThroughARealPlugin(t *testing.T) {
 	c := start(t, "")
-	if c.Protocol() != sdk.ProtocolVersion {
-		t.Errorf("negotiated protocol %d, want %d", c.Protocol(), sdk.ProtocolVersion)
+	if c.Protocol() != pluginhost.ProtocolVersion {
+		t.Errorf("negotiated protocol %d, want %d", c.Protocol(), pluginhost.ProtocolVersion)
 	}
 	d, err := c.Describe(context.Background())
 	if err != nil {
@@ -48,14 +49,14 @@ func TestClientDescribesTracesAndAnalyzesThroughARealPlugin(t *testing.T) {
 		t.Errorf("description is not valid after the round trip: %v", err)
 	}
 	img := testbin.SolidPNG(t, 30, 20, color.NRGBA{R: 255, A: 255})
-	res, err := c.Trace(context.Background(), sdk.TraceRequest{Image: img, Params: map[string]any{"color": "blue"}})
+	res, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img, Params: map[string]any{"color": "blue"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Width != 30 || res.Height != 20 || !strings.Contains(string(res.SVG), `fill="#00f"`) {
 		t.Errorf("trace gave %dx%d %s", res.Width, res.Height, res.SVG)
 	}
-	a, err := c.Analyze(context.Background(), sdk.AnalyzeRequest{Image: img})
+	a, err := c.Analyze(context.Background(), pluginhost.AnalyzeRequest{Image: img})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestClientDescribesTracesAndAnalyzesThroughARealPlugin(t *testing.T) {
 
 func TestClientHandsAFilledImageFileToThePlugin(t *testing.T) {
 	c := start(t, "")
-	f, err := sdk.NewImageFile(4 << 20)
+	f, err := pluginhost.NewImageFile(4 << 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,11 +83,11 @@ func TestClientHandsAFilledImageFileToThePlugin(t *testing.T) {
 		if over, err := f.Fill(bytes.NewReader(img)); over || err != nil {
 			t.Fatalf("Fill: over %v, %v", over, err)
 		}
-		res, err := c.Trace(ctx, sdk.TraceRequest{File: f})
+		res, err := c.Trace(ctx, pluginhost.TraceRequest{File: f})
 		if err != nil || res.Width != size[0] || res.Height != size[1] {
 			t.Fatalf("trace of the file: %dx%d, %v; want %dx%d", res.Width, res.Height, err, size[0], size[1])
 		}
-		a, err := c.Analyze(ctx, sdk.AnalyzeRequest{File: f})
+		a, err := c.Analyze(ctx, pluginhost.AnalyzeRequest{File: f})
 		if err != nil || a.Width != size[0] || a.Height != size[1] {
 			t.Fatalf("analysis of the file: %+v, %v", a, err)
 		}
@@ -99,11 +100,11 @@ func TestClientHandsAFilledImageFileToThePlugin(t *testing.T) {
 		if err := f.Select(int64(len(head)), int64(len(img))); err != nil {
 			t.Fatal(err)
 		}
-		res, err = c.Trace(ctx, sdk.TraceRequest{File: f})
+		res, err = c.Trace(ctx, pluginhost.TraceRequest{File: f})
 		if err != nil || res.Width != size[0] || res.Height != size[1] {
 			t.Fatalf("trace of part of the file: %dx%d, %v; want %dx%d", res.Width, res.Height, err, size[0], size[1])
 		}
-		a, err = c.Analyze(ctx, sdk.AnalyzeRequest{File: f})
+		a, err = c.Analyze(ctx, pluginhost.AnalyzeRequest{File: f})
 		if err != nil || a.Width != size[0] || a.Height != size[1] {
 			t.Fatalf("analysis of part of the file: %+v, %v", a, err)
 		}
@@ -143,13 +144,13 @@ func TestClientReportsEngineErrorsWithTheirCodes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := c.Trace(context.Background(), sdk.TraceRequest{Image: tt.image, Params: tt.params, MaxPixels: tt.max})
+			_, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: tt.image, Params: tt.params, MaxPixels: tt.max})
 			if sdk.ErrorCode(err) != tt.code {
 				t.Errorf("got %v, want code %s", err, tt.code)
 			}
 		})
 	}
-	if _, err := c.Trace(context.Background(), sdk.TraceRequest{Image: img}); err != nil {
+	if _, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img}); err != nil {
 		t.Errorf("the process does not serve after errors: %v", err)
 	}
 }
@@ -158,8 +159,8 @@ func TestClientSeesACrashAsErrCrashed(t *testing.T) {
 	for _, action := range []string{"panic", "exit"} {
 		t.Run(action, func(t *testing.T) {
 			c := start(t, "")
-			_, err := c.Trace(context.Background(), sdk.TraceRequest{Image: testbin.SolidPNG(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": action}})
-			if !errors.Is(err, sdk.ErrCrashed) {
+			_, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: testbin.SolidPNG(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": action}})
+			if !errors.Is(err, pluginhost.ErrCrashed) {
 				t.Fatalf("got %v, want ErrCrashed", err)
 			}
 			waitFor(t, c.Exited)
@@ -171,7 +172,7 @@ func TestKillEndsThePluginAndTheProcessesItStarted(t *testing.T) {
 	c := start(t, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	_, err := c.Trace(ctx, sdk.TraceRequest{Image: testbin.SolidPNG(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": "spawn", "ms": 60000.0}})
+	_, err := c.Trace(ctx, pluginhost.TraceRequest{Image: testbin.SolidPNG(t, 2, 2, color.NRGBA{A: 255}), Params: map[string]any{"action": "spawn", "ms": 60000.0}})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want the deadline", err)
 	}
@@ -189,7 +190,7 @@ func TestKillEndsThePluginAndTheProcessesItStarted(t *testing.T) {
 }
 
 func TestStartRefusesAPluginOfAnUnknownProtocolVersion(t *testing.T) {
-	_, err := sdk.Start(sdk.Launch{Path: testbin.TestEngine(t, "testengine", "protocol9")})
+	_, err := pluginhost.Start(pluginhost.Launch{Path: testbin.TestEngine(t, "testengine", "protocol9")})
 	if err == nil || !strings.Contains(err.Error(), "version") {
 		t.Fatalf("got %v, want a protocol version error", err)
 	}
@@ -235,21 +236,21 @@ func TestAnalyzeKeepThenTraceUsesTheDecodedImage(t *testing.T) {
 	c := start(t, "")
 	ctx := context.Background()
 	img := testbin.SolidPNG(t, 120, 80, color.NRGBA{10, 200, 30, 255})
-	want, err := c.Trace(ctx, sdk.TraceRequest{Image: img})
+	want, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := c.AnalyzeKeep(ctx, sdk.AnalyzeRequest{Image: img})
+	a, err := c.AnalyzeKeep(ctx, pluginhost.AnalyzeRequest{Image: img})
 	if err != nil || a.Width != 120 || a.Decode <= 0 || a.Took < a.Decode {
 		t.Fatalf("AnalyzeKeep: %+v, %v", a, err)
 	}
 	// The kept image is traced without decoding: the plugin reports no decode time.
-	got, err := c.Trace(ctx, sdk.TraceRequest{Image: img, UseKept: true})
+	got, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img, UseKept: true})
 	if err != nil || !bytes.Equal(got.SVG, want.SVG) || got.Decode > 100*time.Microsecond {
 		t.Errorf("trace of the kept image: %+v, %v", got, err)
 	}
 	// Nothing is kept any more: the image is sent and decoded.
-	got, err = c.Trace(ctx, sdk.TraceRequest{Image: img, UseKept: true})
+	got, err = c.Trace(ctx, pluginhost.TraceRequest{Image: img, UseKept: true})
 	if err != nil || !bytes.Equal(got.SVG, want.SVG) || got.Decode == 0 {
 		t.Errorf("trace with nothing kept: %+v, %v", got, err)
 	}
