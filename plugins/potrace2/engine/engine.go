@@ -18,7 +18,6 @@ import (
 
 	"github.com/tracecraft/tracecraft/plugins/potrace/trace"
 	"github.com/tracecraft/tracecraft/plugins/potrace2/layers"
-	tcengine "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
 	"github.com/tracecraft/tracecraft/sdk"
 	"github.com/tracecraft/tracecraft/sdk/svg"
@@ -37,7 +36,7 @@ func New() *Engine { return &Engine{} }
 
 // Params are the engine's parameters: tracecraft's segmentation's and Potrace's.
 type Params struct {
-	tcengine.Segment
+	segment.Options
 	TurdSize     int     `param:"turdSize" min:"0" max:"100" default:"2" desc:"suppress speckles up to this pixel size in each layer: shapes and holes enclosing at most this many image pixels are dropped (the layer below shows instead)"`
 	AlphaMax     float64 `param:"alphaMax" min:"0" max:"1.334" step:"0.01" default:"1" desc:"corner smoothness (0 sharp, 1.334 smooth): corners sharper than this stay corners"`
 	OptTolerance float64 `param:"optTolerance" min:"0" max:"1" step:"0.01" default:"0.2" desc:"curve optimization tolerance in pixels: larger values join more Bézier segments, giving smaller files but less accuracy"`

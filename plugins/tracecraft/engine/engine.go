@@ -22,7 +22,7 @@ func New() *Engine { return &Engine{} }
 
 // Params are the parameters of spec section 2.5.
 type Params struct {
-	Segment
+	segment.Options
 	Tolerance        float64               `param:"tolerance" min:"0" max:"5" default:"0.5" desc:"curve fit tolerance in pixels: how far the lines and curves may stray from the boundary; larger gives fewer segments and smaller files (boundaries between similar colours may stray up to 4 times as far)"`
 	DrawStyle        string                `param:"drawStyle" enum:"fill,strokeShapes,strokeEdges" default:"fill" desc:"fill shapes, outline each shape, or stroke each shared boundary exactly once"`
 	ShapeStacking    string                `param:"shapeStacking" enum:"cutouts,stacked" default:"cutouts" desc:"exact cut-out holes versus solid stacked shapes (editability): cutouts never overlap; stacked draws each shape without the holes its neighbours fill, bottom to top (holes that show transparency stay holes)"`
@@ -33,13 +33,6 @@ type Params struct {
 	StrokeWidth      float64               `param:"strokeWidth" min:"0.05" max:"20" default:"1" desc:"stroke width for stroke draw styles, in px"`
 	OverrideColor    sdk.Explicit[string]  `param:"overrideColor" format:"color" desc:"forces the stroke color in stroke draw styles: any CSS color (hex, rgb(), hsl() or a name); without it each stroke has its shape's colour"`
 	NonScalingStroke bool                  `param:"nonScalingStroke" default:"false" desc:"applies vector-effect non-scaling-stroke: strokes keep their width when the SVG is scaled"`
-}
-
-// Segment holds the parameters of the tracecraft segmentation, maxColors and minRegion,
-// for tracecraft and the engines built on its segmentation, which embed it.
-type Segment struct {
-	MaxColors int `param:"maxColors" min:"2" max:"256" default:"16" desc:"palette size for median-cut quantization: colours are picked in the Oklab perceptual space, weighted by pixel count, and the output uses at most this many"`
-	MinRegion int `param:"minRegion" min:"0" max:"1024" default:"25" desc:"merge regions smaller than this many pixels: each joins its most similar neighbour (0 keeps every region)"`
 }
 
 // Describe returns the engine's name and parameters.

@@ -14,12 +14,16 @@ import (
 )
 
 // Options control Segment.
+//
+// Its tags declare the fields as engine parameters (see sdk.Describe), so that tracecraft
+// and the engines built on its segmentation embed Options in their parameters and share
+// one declaration of maxColors and minRegion.
 type Options struct {
 	// MaxColors bounds the palette (2..256).
-	MaxColors int
+	MaxColors int `param:"maxColors" min:"2" max:"256" default:"16" desc:"palette size for median-cut quantization: colours are picked in the Oklab perceptual space, weighted by pixel count, and the output uses at most this many"`
 	// MinRegion is the size in pixels below which a region merges into its most
 	// similar neighbour.
-	MinRegion int
+	MinRegion int `param:"minRegion" min:"0" max:"1024" default:"25" desc:"merge regions smaller than this many pixels: each joins its most similar neighbour (0 keeps every region)"`
 }
 
 // Segmentation is an image cut into flat-coloured regions.

@@ -25,7 +25,6 @@ import (
 	"context"
 	"image"
 
-	tcengine "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/fit"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/paint"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/refine"
@@ -47,7 +46,7 @@ func New() *Engine { return &Engine{} }
 
 // Params are the engine's parameters.
 type Params struct {
-	tcengine.Segment
+	segment.Options
 	Tolerance          float64 `param:"tolerance" min:"0" max:"5" default:"0.5" desc:"curve fit tolerance in pixels: how far the lines and curves of the paths may stray from the boundary; larger gives smaller files (path numbers are also rounded to within a fraction of it)"`
 	Primitives         bool    `param:"primitives" default:"true" desc:"write shapes that are rectangles (rotated or not, rounded or not), circles or ellipses as <rect>, <circle> and <ellipse> elements"`
 	PrimitiveTolerance float64 `param:"primitiveTolerance" min:"0.05" max:"3" step:"0.05" default:"0.5" desc:"how far in pixels a shape's outline may stray from a rectangle, circle or ellipse to be written as one"`
