@@ -33,6 +33,10 @@ type Launch struct {
 	StartTimeout time.Duration
 	// Stderr, if set, receives the plugin's raw stderr lines that are not log lines.
 	Stderr io.Writer
+	// MaxReceiveBytes bounds one answer of the plugin (its SVG and a little more): a
+	// larger one is refused from its header, before it is read, with CodeOutputTooLarge.
+	// 0 means MaxMessageBytes.
+	MaxReceiveBytes int
 }
 
 // Client is the host's handle on one plugin process. Its methods are safe for concurrent
@@ -65,6 +69,10 @@ func Start(l Launch) (*Client, error) {
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
+	maxRecv := l.MaxReceiveBytes
+	if maxRecv <= 0 || maxRecv > MaxMessageBytes {
+		maxRecv = MaxMessageBytes
+	}
 	cmd := exec.Command(l.Path)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	pc := plugin.NewClient(&plugin.ClientConfig{
@@ -76,7 +84,7 @@ func Start(l Launch) (*Client, error) {
 		StartTimeout:     timeout,
 		Stderr:           l.Stderr,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(MaxMessageBytes), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
+			grpc.MaxCallRecvMsgSize(maxRecv), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
 			grpc.WithInitialWindowSize(flowWindow), grpc.WithInitialConnWindowSize(flowWindow),
 			grpc.WithReadBufferSize(ioBuffer), grpc.WithWriteBufferSize(ioBuffer)},
 	})

@@ -30,6 +30,7 @@ const (
 	EngineUnavailable = "engine_unavailable"
 	StoreUnavailable  = "store_unavailable" // the key and usage database cannot be reached
 	OutputTooLarge    = sdk.CodeOutputTooLarge
+	EngineBadOutput   = sdk.CodeBadOutput // an engine's SVG failed svg.Check
 	NotFound          = "not_found"
 	MethodNotAllowed  = "method_not_allowed"
 	Internal          = sdk.CodeInternal

@@ -62,6 +62,7 @@ var codeHelp = map[string]string{
 	fault.StoreUnavailable:  "the key and usage database cannot be reached; retry shortly",
 	fault.EngineCrashed:     "the engine process crashed on the image; it has been restarted",
 	fault.OutputTooLarge:    "the SVG is over the engine's output limit",
+	fault.EngineBadOutput:   "the engine made an SVG the service refuses to serve (an element, attribute or reference outside the allow-list, or a wrong viewBox); the message names the engine and the first problem",
 	fault.Internal:          "an unexpected failure in the service",
 }
 
@@ -70,7 +71,7 @@ var vectorizeCodes = []string{
 	fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
 	fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest, fault.InvalidAPIKey,
 	fault.QueueFull, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
-	fault.OutputTooLarge, fault.Internal,
+	fault.OutputTooLarge, fault.EngineBadOutput, fault.Internal,
 }
 
 // Document returns the OpenAPI document of the service as it is now, ready to be
@@ -167,6 +168,9 @@ func headers() obj {
 			"schema": str},
 		"Preset":       obj{"description": "With Accept: image/svg+xml: the preset applied, if any.", "schema": str},
 		"OriginalSize": obj{"description": "With Accept: image/svg+xml: the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
+		"NoSniff":      obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
+		"SVGPolicy": obj{"description": "A policy under which the SVG, opened in a browser, loads nothing and runs no script: " +
+			"default-src 'none'; style-src 'unsafe-inline'; sandbox.", "schema": str},
 	}
 }
 
@@ -220,7 +224,8 @@ func (s Service) vectorizeOp() obj {
 	responses := s.errorResponses(vectorizeCodes)
 	h := commonHeaders()
 	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
-		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize"} {
+		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize",
+		"X-Content-Type-Options": "NoSniff", "Content-Security-Policy": "SVGPolicy"} {
 		h[name] = ref("headers", c)
 	}
 	responses["200"] = obj{

@@ -25,6 +25,8 @@ const (
 	CodeTooManyPixels = "too_many_pixels"
 	// CodeOutputTooLarge: the SVG is larger than the protocol can carry.
 	CodeOutputTooLarge = "output_too_large"
+	// CodeBadOutput: the SVG the engine made breaks the rules of svg.Check.
+	CodeBadOutput = "engine_bad_output"
 	// CodeInternal: anything else; a bug in the engine.
 	CodeInternal = "internal"
 )
