@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 )
 
@@ -20,6 +21,7 @@ type common struct {
 	pluginsDir string
 	maxPixels  int64
 	maxUpload  int64
+	maxSVG     int64
 	jobTimeout time.Duration
 	logLevel   string
 	logJSON    bool
@@ -43,6 +45,7 @@ func (c *common) engineFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.pluginsDir, "plugins-dir", defaultPluginsDir(), "folder holding the tracecraft-engine-* plugin binaries")
 	fs.Int64Var(&c.maxPixels, "max-pixels", imagecheck.DefaultMaxPixels, "largest image, in pixels (width x height), read from the header before decoding")
 	fs.Int64Var(&c.maxUpload, "max-upload", imagecheck.DefaultMaxBytes, "largest image file, in bytes")
+	fs.Int64Var(&c.maxSVG, "max-svg", engines.DefaultMaxSVG, "largest SVG an engine may answer, in bytes (a larger one is 500 output_too_large)")
 	fs.DurationVar(&c.jobTimeout, "job-timeout", 60*time.Second, "longest one job may run before its engine process is killed (503)")
 }
 

@@ -85,7 +85,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	mets := metrics.New(buildVersion())
 	reg := engines.New(engines.Config{
 		Dir: cfg.pluginsDir, RunDir: runDir, Processes: 2 * cfg.workers,
-		IdleTimeout: cfg.idleTimeout, Logger: logger, Observer: mets,
+		IdleTimeout: cfg.idleTimeout, Logger: logger, Observer: mets, MaxSVG: cfg.maxSVG,
 	})
 	defer reg.Close()
 	n, err := reg.Reload(ctx, nil)
@@ -200,7 +200,8 @@ func openStore(ctx context.Context, c common, logger hclog.Logger) (store.Store,
 }
 
 // prepareRunDir creates <dataDir>/run/<pid> for the running copies of the plugin
-// binaries, removing the folders of earlier hosts that are no longer running.
+// binaries and the record of their process groups, removing the folders of earlier hosts
+// that are no longer running after killing the processes their engines left.
 func prepareRunDir(dataDir string, logger hclog.Logger) (string, error) {
 	base := filepath.Join(dataDir, "run")
 	if err := os.MkdirAll(base, 0o700); err != nil {
@@ -212,6 +213,8 @@ func prepareRunDir(dataDir string, logger hclog.Logger) (string, error) {
 		if err != nil || pid == os.Getpid() || processAlive(pid) {
 			continue
 		}
+		// A host killed outright leaves what its engines started running.
+		engines.KillLeftGroups(filepath.Join(base, e.Name()), logger)
 		if err := os.RemoveAll(filepath.Join(base, e.Name())); err != nil {
 			logger.Warn("cannot remove a stale run folder", "dir", e.Name(), "error", err)
 		}

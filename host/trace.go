@@ -49,7 +49,7 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return describe(in, err)
 	}
 
-	reg := engines.New(engines.Config{Dir: c.pluginsDir, Processes: 1, Logger: newLogger(c, stderr)})
+	reg := engines.New(engines.Config{Dir: c.pluginsDir, Processes: 1, Logger: newLogger(c, stderr), MaxSVG: c.maxSVG})
 	defer reg.Close()
 	needed := enginesNeeded([]byte(rawSettings))
 	n, err := reg.Reload(ctx, func(name string) bool { return needed == nil || needed[name] })

@@ -20,6 +20,10 @@ const (
 	CodeTooManyPixels = coded.CodeTooManyPixels
 	// CodeOutputTooLarge: the SVG is larger than the protocol can carry.
 	CodeOutputTooLarge = coded.CodeOutputTooLarge
+	// CodeBadOutput: the SVG the engine made breaks the rules of svg.Check (an element,
+	// attribute or reference that could harm a client, or a wrong viewBox); the sdk
+	// answers with it instead of sending the SVG, and the host refuses such an SVG too.
+	CodeBadOutput = coded.CodeBadOutput
 	// CodeInternal: anything else; a bug in the engine.
 	CodeInternal = coded.CodeInternal
 )

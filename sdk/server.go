@@ -17,6 +17,7 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
 	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 	"github.com/tracecraft/tracecraft/sdk/raster"
+	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
 // server implements the protocol's Engine service for one Engine, in the plugin
@@ -126,7 +127,7 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
-	svg, err := s.trace(withLogger(ctx, s.logger), img, given)
+	out, err := s.trace(withLogger(ctx, s.logger), img, given)
 	traced := time.Now()
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
@@ -138,13 +139,16 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 		}
 		return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
 	}
-	if len(svg) > wire.MaxMessageBytes-(1<<20) {
+	if len(out) > wire.MaxMessageBytes-(1<<20) {
 		return &tracev1.TraceResponse{Failure: failureToProto(Errorf(CodeOutputTooLarge,
 			"the SVG would be %d MB, more than the %d MB the service can return; lower the number of colours or raise the tolerance",
-			len(svg)>>20, wire.MaxMessageBytes>>20))}, nil
+			len(out)>>20, wire.MaxMessageBytes>>20))}, nil
+	}
+	if err := s.checkOutput(out, img.Rect.Dx(), img.Rect.Dy()); err != nil {
+		return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
 	}
 	return &tracev1.TraceResponse{
-		Svg:          svg,
+		Svg:          out,
 		Width:        uint32(img.Rect.Dx()),
 		Height:       uint32(img.Rect.Dy()),
 		DecodeMicros: uint64(decoded.Sub(start).Microseconds()),
@@ -177,6 +181,24 @@ func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tra
 		AnalyzeMicros: uint64(time.Since(start).Microseconds()),
 		DecodeMicros:  uint64(decoded.Sub(start).Microseconds()),
 	}, nil
+}
+
+// skipOutputCheck, set to "yes" at link time (-X), turns the engine-side output check
+// off: only for the host's tests, whose test engine must get hostile SVGs past it to
+// show that the host refuses them itself.
+var skipOutputCheck = ""
+
+// checkOutput runs svg.Check on the engine's SVG of a w x h image, so that an author
+// meets a refusal here (and in enginetest) rather than as the host's.
+func (s *server) checkOutput(doc []byte, w, h int) error {
+	if skipOutputCheck == "yes" {
+		return nil
+	}
+	if err := svg.Check(doc, w, h); err != nil {
+		s.logger.Error("the engine's SVG is refused", "error", err)
+		return Errorf(CodeBadOutput, "engine %q made an SVG the service refuses: %v", s.desc.Name, err)
+	}
+	return nil
 }
 
 // problemsError turns parameter problems into one invalid-settings error naming each.

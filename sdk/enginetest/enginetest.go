@@ -3,7 +3,8 @@
 //
 //	func TestConformance(t *testing.T) { enginetest.Run(t, myengine.New) }
 //
-// It checks the self-description, the SVG every parameter value produces, determinism,
+// It checks the self-description, the SVG every parameter value produces (which must pass
+// svg.Check, as the host refuses any SVG that does not), determinism,
 // the edge cases (1x1 and fully transparent images) and that cancellation stops a trace.
 package enginetest
 
@@ -19,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
 // CancelGrace is how long an engine may keep running after its context is cancelled.
@@ -140,6 +142,10 @@ func checkSVG(t *testing.T, out []byte, img *image.NRGBA, label string) *SVGInfo
 	b := img.Bounds()
 	if info.Width != b.Dx() || info.Height != b.Dy() {
 		t.Errorf("%s: viewBox size %dx%d, want the image's %dx%d", label, info.Width, info.Height, b.Dx(), b.Dy())
+	}
+	if err := svg.Check(out, b.Dx(), b.Dy()); err != nil {
+		t.Errorf("%s: the host would refuse this SVG (engine_bad_output): %v\n%s", label, err, clip(out))
+		return nil
 	}
 	return info
 }

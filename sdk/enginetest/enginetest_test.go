@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"image"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -84,5 +86,31 @@ func TestInspectFindsEveryProblem(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// styledEngine is pixelEngine with a style element in its SVG, which the host refuses.
+type styledEngine struct{ pixelEngine }
+
+func (e styledEngine) Trace(ctx context.Context, img *image.NRGBA, p pixelParams) ([]byte, error) {
+	out, err := e.pixelEngine.Trace(ctx, img, p)
+	return bytes.Replace(out, []byte("</svg>"), []byte("<style>path{fill:red}</style></svg>"), 1), err
+}
+
+// TestRunFailsAnEngineWhoseSVGTheHostRefuses runs the suite on styledEngine in a child
+// test process (a failing suite fails its test) and reads the child's verdict.
+func TestRunFailsAnEngineWhoseSVGTheHostRefuses(t *testing.T) {
+	if os.Getenv("ENGINETEST_CHILD") == "styled" {
+		Run[pixelParams](t, func() styledEngine { return styledEngine{} })
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunFailsAnEngineWhoseSVGTheHostRefuses$", "-test.v")
+	cmd.Env = append(os.Environ(), "ENGINETEST_CHILD=styled")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the suite passed an engine whose SVG holds a <style> element:\n%s", out)
+	}
+	if !bytes.Contains(out, []byte("engine_bad_output")) || !bytes.Contains(out, []byte("<style> is not allowed")) {
+		t.Errorf("the suite failed, but without naming the refusal:\n%s", out)
 	}
 }

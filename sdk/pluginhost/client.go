@@ -39,6 +39,10 @@ type Launch struct {
 	StartTimeout time.Duration
 	// Stderr, if set, receives the plugin's raw stderr lines that are not log lines.
 	Stderr io.Writer
+	// MaxReceiveBytes bounds one answer of the plugin (its SVG and a little more): a
+	// larger one is refused from its header, before it is read, with CodeOutputTooLarge.
+	// 0 means MaxMessageBytes.
+	MaxReceiveBytes int
 }
 
 // Client is the host's handle on one plugin process. Its methods are safe for concurrent
@@ -71,6 +75,10 @@ func Start(l Launch) (*Client, error) {
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
+	maxRecv := l.MaxReceiveBytes
+	if maxRecv <= 0 || maxRecv > wire.MaxMessageBytes {
+		maxRecv = wire.MaxMessageBytes
+	}
 	cmd := exec.Command(l.Path)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	pc := plugin.NewClient(&plugin.ClientConfig{
@@ -82,7 +90,7 @@ func Start(l Launch) (*Client, error) {
 		StartTimeout:     timeout,
 		Stderr:           l.Stderr,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(wire.MaxMessageBytes), grpc.MaxCallSendMsgSize(wire.MaxMessageBytes)),
+			grpc.MaxCallRecvMsgSize(maxRecv), grpc.MaxCallSendMsgSize(wire.MaxMessageBytes)),
 			grpc.WithInitialWindowSize(wire.FlowWindow), grpc.WithInitialConnWindowSize(wire.FlowWindow),
 			grpc.WithReadBufferSize(wire.IOBuffer), grpc.WithWriteBufferSize(wire.IOBuffer)},
 	})

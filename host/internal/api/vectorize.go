@@ -20,6 +20,7 @@ import (
 
 // vectorizeResponse is the success body: the spec's four fields first, then additions.
 type vectorizeResponse struct {
+	// SVG is left empty: writeWithSVG streams the SVG in its place.
 	SVG          string         `json:"svg"`
 	Engine       string         `json:"engine"`
 	OriginalSize int            `json:"originalSize"`
@@ -42,11 +43,21 @@ type timings struct {
 	TotalMs   float64 `json:"totalMs"`
 }
 
+// SVGContentSecurityPolicy is sent with every answer of POST /api/vectorize: opened
+// in a browser, the document may load nothing and run no script (sandbox also gives it
+// a unique origin); only its own inline styles apply.
+const SVGContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+
 // vectorize handles POST /api/vectorize: authenticate, refuse at once when the lane is
 // full, read the upload with hard caps, validate everything, queue, trace, answer.
 func (s *Server) vectorize(c *gin.Context) {
 	start := time.Now()
 	ctx := c.Request.Context()
+	// An SVG, bare or in JSON, is an engine's output: should one get past the output
+	// check, a browser that opens it must neither sniff it into HTML nor run its scripts.
+	h := c.Writer.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", SVGContentSecurityPolicy)
 	lane, laneName, keyID, keyName := s.Public, "public", int64(0), ""
 	if values, sent := c.Request.Header["X-Api-Key"]; sent {
 		key, err := s.Keys.Verify(ctx, strings.TrimSpace(values[0]))
@@ -140,7 +151,6 @@ func (s *Server) vectorize(c *gin.Context) {
 		return
 	}
 	if wantsSVG(c.Request) {
-		h := c.Writer.Header()
 		h.Set("X-Tracecraft-Engine", res.Engine)
 		h.Set("X-Tracecraft-Engine-Version", res.EngineVersion)
 		h.Set("X-Tracecraft-Preset", res.Preset)
@@ -152,11 +162,20 @@ func (s *Server) vectorize(c *gin.Context) {
 	if res.Preset != "" {
 		resolved["preset"] = res.Preset
 	}
-	writeJSON(c, http.StatusOK, vectorizeResponse{
-		SVG: string(res.SVG), Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(res.SVG),
+	answer := vectorizeResponse{
+		Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(res.SVG),
 		Preset: res.Preset, Width: res.Width, Height: res.Height, Settings: resolved, Lane: laneName, EngineVersion: res.EngineVersion,
 		Timings: timings{QueueMs: ms(queued), AnalyzeMs: ms(res.Analyze), DecodeMs: ms(res.Decode), TraceMs: ms(res.Trace), TotalMs: ms(total)},
+	}
+	// The SVG is streamed into the answer, not copied into a string and a buffer.
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	err = writeWithSVG(c.Writer, answer, res.SVG, func(n int64) {
+		h.Set("Content-Length", strconv.FormatInt(n, 10))
+		c.Writer.WriteHeader(http.StatusOK)
 	})
+	if err != nil && s.Logger != nil {
+		s.Logger.Warn("answer not fully written", "error", err)
+	}
 }
 
 // validate checks the image header and the settings and returns every problem found in

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/tracecraft/tracecraft/host/internal/fault"
 )
 
 // Outcome is how one job's time in an engine process ended.
@@ -21,6 +23,9 @@ const (
 	Canceled Outcome = "canceled"
 	// Crashed: the process died or broke the protocol during the job.
 	Crashed Outcome = "crashed"
+	// BadOutput: the engine answered with an SVG that failed svg.Check (in the host, or
+	// in the engine's own sdk), and the client got engine_bad_output.
+	BadOutput Outcome = "bad_output"
 )
 
 // Observer hears of engine process events, for metrics. The registry calls it on the
@@ -53,6 +58,8 @@ func outcomeOf(err error) Outcome {
 		return TimedOut
 	case errors.Is(err, context.Canceled):
 		return Canceled
+	case fault.Code(err) == fault.EngineBadOutput:
+		return BadOutput
 	}
 	return Refused
 }

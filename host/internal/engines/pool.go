@@ -21,6 +21,8 @@ type pool struct {
 	slots  chan struct{} // one token per job using a process
 	// onDrained runs once the pool is closed and its last process is gone.
 	onDrained func()
+	// onStart, if set, hears of each process the pool starts.
+	onStart func(*pluginhost.Client)
 
 	mu      sync.Mutex
 	idle    []*proc // most recently used last
@@ -92,7 +94,7 @@ func (p *pool) get(ctx context.Context) (*proc, error) {
 		p.checkDrained()
 		return nil, err
 	}
-	p.obs.ProcessStarted(p.name)
+	p.started(c)
 	return &proc{client: c}, nil
 }
 
@@ -151,7 +153,15 @@ func (p *pool) warm() {
 	}
 	p.idle = append(p.idle, &proc{client: c, lastUsed: time.Now()})
 	p.mu.Unlock()
+	p.started(c)
+}
+
+// started reports a process the pool started.
+func (p *pool) started(c *pluginhost.Client) {
 	p.obs.ProcessStarted(p.name)
+	if p.onStart != nil {
+		p.onStart(c)
+	}
 }
 
 // reap ends idle processes unused since before cutoff, keeping at least one process.

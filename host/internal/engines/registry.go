@@ -24,6 +24,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/sdk"
 	"github.com/tracecraft/tracecraft/sdk/pluginhost"
+	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
 // FilePrefix starts the file name of every engine plugin: tracecraft-engine-<name>.
@@ -46,7 +47,16 @@ type Config struct {
 	Logger hclog.Logger
 	// Observer, if set, hears of process starts and crashes and of every job's time.
 	Observer Observer
+	// MaxSVG bounds the SVG an engine may answer, in bytes; 0 means DefaultMaxSVG. A
+	// larger answer is refused from its header, before it is read.
+	MaxSVG int64
 }
+
+// DefaultMaxSVG is the default bound on an engine's SVG: 64 MiB.
+const DefaultMaxSVG = 64 << 20
+
+// answerSlack is what an answer of the protocol holds beside its SVG.
+const answerSlack = 64 << 10
 
 // Engine is one loaded generation of an engine binary.
 type Engine struct {
@@ -110,6 +120,9 @@ func New(cfg Config) *Registry {
 	if cfg.Observer == nil {
 		cfg.Observer = noObserver{}
 	}
+	if cfg.MaxSVG <= 0 {
+		cfg.MaxSVG = DefaultMaxSVG
+	}
 	return &Registry{
 		cfg:     cfg,
 		logger:  cfg.Logger.Named("engines"),
@@ -156,7 +169,7 @@ func (r *Registry) Reload(ctx context.Context, only func(name string) bool) (int
 		if err := r.load(ctx, name, path, st); err != nil {
 			r.logger.Error("engine not loaded", "engine", name, "file", path, "error", err)
 			r.mu.Lock()
-			r.failed[name] = err.Error()
+			r.failed[name] = publicReason(err)
 			r.mu.Unlock()
 		} else {
 			loaded++
@@ -198,7 +211,7 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 	}
 	hash, err := hashFile(path)
 	if err != nil {
-		return err
+		return hidden(err, "the file cannot be read")
 	}
 	r.mu.RLock()
 	cur := r.engines[name]
@@ -209,20 +222,24 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 	exe := path
 	if r.cfg.RunDir != "" {
 		if exe, err = r.copyBinary(path, name, hash); err != nil {
-			return err
+			return hidden(err, "the file cannot be copied to the run folder")
 		}
 	}
-	launch := pluginhost.Launch{Path: exe, Logger: r.cfg.Logger.Named("engine." + name)}
+	launch := pluginhost.Launch{Path: exe, Logger: r.cfg.Logger.Named("engine." + name), MaxReceiveBytes: int(min(r.cfg.MaxSVG+answerSlack, pluginhost.MaxMessageBytes))}
 	c, err := pluginhost.Start(launch)
 	if err != nil {
 		r.removeCopy(exe, path)
-		return fmt.Errorf("handshake failed: %w", err)
+		return hidden(fmt.Errorf("handshake failed: %w", err), "the plugin did not start or failed the handshake "+
+			"(not a Tracecraft engine, or built with an sdk whose protocol this host does not serve)")
 	}
 	r.cfg.Observer.ProcessStarted(name)
+	r.recordGroup(c.Pid())
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	desc, err := c.Describe(dctx)
 	cancel()
-	if err == nil {
+	if err != nil {
+		err = hidden(err, "the plugin did not answer when asked to describe itself")
+	} else {
 		err = desc.Validate()
 		if err == nil && desc.Name != name {
 			err = fmt.Errorf("the plugin describes itself as %q but its file is named for %q", desc.Name, name)
@@ -235,6 +252,7 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 	}
 	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer)}
 	e.pool.onDrained = func() { r.removeCopy(exe, path) }
+	e.pool.onStart = func(c *pluginhost.Client) { r.recordGroup(c.Pid()) }
 	e.pool.adopt(c)
 	r.mu.Lock()
 	if r.closed {
@@ -305,6 +323,31 @@ func (r *Registry) removeCopy(exe, original string) {
 	os.Remove(exe)
 }
 
+// loadError is why an engine did not load, in two forms: Public, for /api/health, which
+// anyone may read (no file path, owner or raw go-plugin text), and the whole error, for
+// the log.
+type loadError struct {
+	public string
+	err    error
+}
+
+func (e *loadError) Error() string { return e.public + ": " + e.err.Error() }
+func (e *loadError) Unwrap() error { return e.err }
+
+// hidden returns err with a public reason that keeps its details out of /api/health.
+func hidden(err error, public string) error { return &loadError{public: public, err: err} }
+
+// publicReason returns what /api/health may show of a load error: the public reason of
+// a loadError, with a pointer to the log; otherwise the error's own text, which is then
+// one of the registry's own sentences about the name, the mode or the description.
+func publicReason(err error) string {
+	var le *loadError
+	if errors.As(err, &le) {
+		return le.public + "; the host's log has the details"
+	}
+	return err.Error()
+}
+
 // Get returns the current generation of the engine called name.
 func (r *Registry) Get(name string) (*Engine, bool) {
 	r.mu.RLock()
@@ -360,9 +403,29 @@ func (r *Registry) Trace(ctx context.Context, name string, req pluginhost.TraceR
 	err := r.call(ctx, name, func(e *Engine, c *pluginhost.Client) error {
 		tr, err := c.Trace(ctx, req)
 		res = Result{TraceResult: tr, Engine: e.Desc.Name, Version: e.Desc.Version}
-		return err
+		return r.checkOutput(e, tr, err)
 	})
 	return res, err
+}
+
+// checkOutput returns the error of a trace by e: an output_too_large fault if the SVG
+// is over the limit (said by the engine, the transport or its length), err itself if
+// the call failed otherwise, else an engine_bad_output fault if the SVG fails svg.Check
+// for the image's size. The host trusts no engine: the sdk's own check in the engine
+// process can be left out of a binary built without the sdk.
+func (r *Registry) checkOutput(e *Engine, tr pluginhost.TraceResult, err error) error {
+	if sdk.ErrorCode(err) == sdk.CodeOutputTooLarge || (err == nil && int64(len(tr.SVG)) > r.cfg.MaxSVG) {
+		// The same words whatever the engine: the limit is the service's.
+		return fault.Wrap(err, fault.OutputTooLarge, "the traced SVG is larger than this service's limit of %s; "+
+			"try settings that give fewer shapes (fewer colours, more smoothing) or a smaller image", mib(r.cfg.MaxSVG))
+	}
+	if err != nil {
+		return err
+	}
+	if err := svg.Check(tr.SVG, tr.Width, tr.Height); err != nil {
+		return fault.Wrap(err, fault.EngineBadOutput, "engine %q made an SVG the service refuses to serve: %v", e.Desc.Name, err)
+	}
+	return nil
 }
 
 // analyzer returns the first loaded engine among prefer, or any engine.
@@ -403,7 +466,7 @@ func (r *Registry) AnalyzeAndTrace(ctx context.Context, prefer []string, image p
 		req.UseKept, traced = true, true
 		tr, err := c.Trace(ctx, req)
 		res = Result{TraceResult: tr, Engine: e.Desc.Name, Version: e.Desc.Version}
-		return err
+		return r.checkOutput(e, tr, err)
 	})
 	switch {
 	case err != nil:
@@ -439,7 +502,10 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 		took := time.Since(start)
 		var engineErr *sdk.Error
 		switch {
-		case err == nil || errors.As(err, &engineErr):
+		case err == nil || errors.As(err, &engineErr) || fault.Code(err) == fault.EngineBadOutput || fault.Code(err) == fault.OutputTooLarge:
+			if outcomeOf(err) == BadOutput {
+				r.logger.Error("engine output refused", "engine", name, "pid", pr.client.Pid(), "error", err)
+			}
 			e.pool.put(pr)
 			r.cfg.Observer.JobDone(name, took, outcomeOf(err))
 			return fault.FromSDK(err)
@@ -486,6 +552,14 @@ func (r *Registry) Close() {
 	for _, e := range all {
 		e.pool.close()
 	}
+}
+
+// mib formats n bytes in MiB.
+func mib(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 func idOf(st os.FileInfo) fileID {

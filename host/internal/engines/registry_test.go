@@ -79,7 +79,7 @@ func TestAJobPastItsDeadlineIsKilledAndTheEngineReplaced(t *testing.T) {
 	r, _ := setup(t, 1, "alpha")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	pids := processesOf(t, "alpha")
+	pids := processesOf(t, r, "alpha")
 	start := time.Now()
 	_, err := r.Trace(ctx, "alpha", job(t, map[string]any{"action": "spawn", "ms": 60000.0}))
 	if fault.Code(err) != fault.JobTimeout {
@@ -111,7 +111,7 @@ func TestACrashedEngineIsReplacedAndTheNextJobSucceeds(t *testing.T) {
 
 func TestAnEngineKilledFromOutsideMidJobIsReportedAsACrash(t *testing.T) {
 	r, _ := setup(t, 1, "alpha")
-	pids := processesOf(t, "alpha")
+	pids := processesOf(t, r, "alpha")
 	if len(pids) != 1 {
 		t.Fatalf("want one warm process, found %v", pids)
 	}
@@ -130,7 +130,7 @@ func TestAnEngineKilledFromOutsideMidJobIsReportedAsACrash(t *testing.T) {
 
 func TestAnUpgradeLetsJobsInFlightFinishOnTheOldProcess(t *testing.T) {
 	r, dir := setup(t, 2, "alpha")
-	oldPids := processesOf(t, "alpha")
+	oldPids := processesOf(t, r, "alpha")
 	var wg sync.WaitGroup
 	var inFlight Result
 	var inFlightErr error
@@ -224,19 +224,21 @@ func TestAnalyzeUsesAnyLoadedEngine(t *testing.T) {
 
 func TestAnEngineErrorKeepsItsCodeAndTheProcess(t *testing.T) {
 	r, _ := setup(t, 1, "alpha")
-	pids := processesOf(t, "alpha")
+	pids := processesOf(t, r, "alpha")
 	_, err := r.Trace(context.Background(), "alpha", job(t, map[string]any{"action": "fail"}))
 	var se *sdk.Error
 	if !errors.As(err, &se) || se.Code != sdk.CodeInvalidSettings {
 		t.Fatalf("got %v, want the engine's invalid_settings", err)
 	}
-	if now := processesOf(t, "alpha"); len(now) != 1 || now[0] != pids[0] {
+	if now := processesOf(t, r, "alpha"); len(now) != 1 || now[0] != pids[0] {
 		t.Errorf("processes %v, want the same %v", now, pids)
 	}
 }
 
 // processesOf returns the pids of live processes running a copy of the named engine.
-func processesOf(t *testing.T, name string) []int {
+// processesOf returns the live processes of engine name that r started: those run from
+// r's own run folder, so that engines of tests running in parallel do not count.
+func processesOf(t *testing.T, r *Registry, name string) []int {
 	t.Helper()
 	var pids []int
 	entries, _ := os.ReadDir("/proc")
@@ -246,7 +248,7 @@ func processesOf(t *testing.T, name string) []int {
 			continue
 		}
 		exe, err := os.Readlink(filepath.Join("/proc", e.Name(), "exe"))
-		if err == nil && strings.HasPrefix(filepath.Base(exe), name+"-") && strings.Contains(exe, "/run/") {
+		if err == nil && strings.HasPrefix(filepath.Base(exe), name+"-") && strings.HasPrefix(exe, r.cfg.RunDir+"/") {
 			pids = append(pids, pid)
 		}
 	}

@@ -31,6 +31,7 @@ const (
 	EngineUnavailable = "engine_unavailable"
 	StoreUnavailable  = "store_unavailable" // the key and usage database cannot be reached
 	OutputTooLarge    = "output_too_large"
+	EngineBadOutput   = "engine_bad_output" // an engine's SVG failed svg.Check
 	NotFound          = "not_found"
 	MethodNotAllowed  = "method_not_allowed"
 	Internal          = "internal"

@@ -37,6 +37,7 @@ var Kinds = []Kind{
 	{QueueFull, http.StatusTooManyRequests, "the lane's queue is full, or the upload memory budget is spent", "wait the Retry-After seconds, then retry"},
 	{EngineCrashed, http.StatusInternalServerError, "the engine process crashed on the image; it has been restarted", "retry; if it crashes again, try other settings or another engine and report the image"},
 	{OutputTooLarge, http.StatusInternalServerError, "the SVG is over the output limit", "use settings that give a simpler SVG (fewer colours, a larger tolerance) or a smaller image"},
+	{EngineBadOutput, http.StatusInternalServerError, "the engine made an SVG the service refuses to serve (an element, attribute or reference outside the allow-list, or a wrong viewBox); the message names the engine and the first problem", "try another engine, and report the engine and the image to its author"},
 	{Internal, http.StatusInternalServerError, "an unexpected failure in the service", "retry, and report it with the X-Request-Id if it persists"},
 	{JobTimeout, http.StatusServiceUnavailable, "the job passed the job time limit and was stopped", "try a smaller image or simpler settings"},
 	{EngineUnavailable, http.StatusServiceUnavailable, "the engine needed is not installed or cannot start", "retry later, or choose another engine"},

@@ -41,10 +41,11 @@ type Metrics struct {
 	bytesIn  *prometheus.CounterVec
 	bytesOut *prometheus.CounterVec
 
-	jobs     *prometheus.HistogramVec
-	starts   *prometheus.CounterVec
-	crashes  *prometheus.CounterVec
-	timeouts *prometheus.CounterVec
+	jobs       *prometheus.HistogramVec
+	starts     *prometheus.CounterVec
+	crashes    *prometheus.CounterVec
+	timeouts   *prometheus.CounterVec
+	badOutputs *prometheus.CounterVec
 }
 
 var _ engines.Observer = (*Metrics)(nil)
@@ -66,7 +67,7 @@ func New(build string) *Metrics {
 	m.bytesOut = counter("http_response_body_bytes_total",
 		"Bytes written in response bodies, by route template and lane.", "route", "lane")
 	m.jobs = prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace, Name: "engine_job_duration_seconds",
-		Help: "Time a job held an engine process, by engine and outcome (ok, refused, timeout, canceled, crashed). " +
+		Help: "Time a job held an engine process, by engine and outcome (ok, refused, timeout, canceled, crashed, bad_output). " +
 			"For auto, the engine that measures the image and the one that traces it each count their part.",
 		Buckets: JobBuckets}, []string{"engine", "outcome"})
 	m.reg.MustRegister(m.jobs)
@@ -75,6 +76,8 @@ func New(build string) *Metrics {
 		"Engine processes that died unasked, during a job or while idle, by engine.", "engine")
 	m.timeouts = counter("engine_job_timeouts_total",
 		"Jobs that passed the job time limit, their process killed, by engine.", "engine")
+	m.badOutputs = counter("engine_bad_outputs_total",
+		"SVGs refused because they failed the output check (engine_bad_output), by engine.", "engine")
 	info := prometheus.NewGauge(prometheus.GaugeOpts{Namespace: Namespace, Name: "build_info",
 		Help: "Always 1; the label names the host's build version.", ConstLabels: prometheus.Labels{"version": build}})
 	info.Set(1)
@@ -111,6 +114,7 @@ func (m *Metrics) ProcessStarted(engine string) {
 	m.starts.WithLabelValues(engine).Inc()
 	m.crashes.WithLabelValues(engine)
 	m.timeouts.WithLabelValues(engine)
+	m.badOutputs.WithLabelValues(engine)
 }
 
 // ProcessCrashed counts an engine process that died unasked.
@@ -119,8 +123,11 @@ func (m *Metrics) ProcessCrashed(engine string) { m.crashes.WithLabelValues(engi
 // JobDone records the time a job held a process of engine, and counts timeouts.
 func (m *Metrics) JobDone(engine string, took time.Duration, outcome engines.Outcome) {
 	m.jobs.WithLabelValues(engine, string(outcome)).Observe(took.Seconds())
-	if outcome == engines.TimedOut {
+	switch outcome {
+	case engines.TimedOut:
 		m.timeouts.WithLabelValues(engine).Inc()
+	case engines.BadOutput:
+		m.badOutputs.WithLabelValues(engine).Inc()
 	}
 }
 

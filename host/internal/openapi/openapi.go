@@ -45,7 +45,7 @@ var vectorizeCodes = []string{
 	fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
 	fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest, fault.InvalidAPIKey,
 	fault.QueueFull, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
-	fault.OutputTooLarge, fault.Internal,
+	fault.OutputTooLarge, fault.EngineBadOutput, fault.Internal,
 }
 
 // Document returns the OpenAPI document of the service as it is now, ready to be
@@ -142,6 +142,9 @@ func headers() obj {
 			"schema": str},
 		"Preset":       obj{"description": "With Accept: image/svg+xml: the preset applied, if any.", "schema": str},
 		"OriginalSize": obj{"description": "With Accept: image/svg+xml: the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
+		"NoSniff":      obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
+		"SVGPolicy": obj{"description": "A policy under which the SVG, opened in a browser, loads nothing and runs no script: " +
+			"default-src 'none'; style-src 'unsafe-inline'; sandbox.", "schema": str},
 	}
 }
 
@@ -195,7 +198,8 @@ func (s Service) vectorizeOp() obj {
 	responses := errorResponses(vectorizeCodes)
 	h := commonHeaders()
 	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
-		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize"} {
+		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize",
+		"X-Content-Type-Options": "NoSniff", "Content-Security-Policy": "SVGPolicy"} {
 		h[name] = ref("headers", c)
 	}
 	responses["200"] = obj{

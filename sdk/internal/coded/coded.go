@@ -18,6 +18,7 @@ const (
 	CodeEmptyImage        = "empty_image"
 	CodeTooManyPixels     = "too_many_pixels"
 	CodeOutputTooLarge    = "output_too_large"
+	CodeBadOutput         = "engine_bad_output"
 	CodeInternal          = "internal"
 )
 
