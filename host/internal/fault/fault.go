@@ -81,9 +81,13 @@ func Wrap(err error, code, format string, args ...any) *Error {
 
 // FromSDK returns an sdk coded error (an engine's answer across the plugin boundary, or
 // the sdk's image decoder's) as an *Error with the same code and message, keeping the
-// original as the cause, so that only *Error travels through the host; other errors are
-// returned as they are.
+// original as the cause, so that only *Error travels through the host; an error that
+// already holds an *Error, and any other error, is returned as it is.
 func FromSDK(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
 	var s *sdk.Error
 	if errors.As(err, &s) {
 		return &Error{Code: s.Code, Message: s.Message, Err: err}

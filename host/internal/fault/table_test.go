@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/sdk"
 )
 
 // stringConsts returns the string constants declared with literal values in the Go
@@ -117,5 +118,25 @@ func TestStatusOfAnUnknownCodeIs500(t *testing.T) {
 		if got := fault.Status(code); got != want {
 			t.Errorf("Status(%q) = %d, want %d", code, got, want)
 		}
+	}
+}
+
+func TestFromSDKKeepsTheHostsOwnMessage(t *testing.T) {
+	inner := sdk.Errorf(sdk.CodeOutputTooLarge, "the engine's message")
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"an sdk error", inner, "the engine's message"},
+		{"a host error wrapping one", fault.Wrap(inner, fault.OutputTooLarge, "the host's message"), "the host's message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := fault.As(fault.FromSDK(tt.err))
+			if got.Code != fault.OutputTooLarge || got.Message != tt.want {
+				t.Errorf("got %s %q, want output_too_large %q", got.Code, got.Message, tt.want)
+			}
+		})
 	}
 }
