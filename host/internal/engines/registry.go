@@ -498,17 +498,19 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 			return fault.Wrap(err, fault.EngineUnavailable, "engine %q cannot start; try again later", name)
 		}
 		start := time.Now()
-		err = f(e, pr.client)
+		// The engine's own coded errors and the host's refusals of its output are
+		// answers: the process is sound. Anything else is a timeout or a crash.
+		err = fault.FromSDK(f(e, pr.client))
 		took := time.Since(start)
-		var engineErr *sdk.Error
+		var answer *fault.Error
 		switch {
-		case err == nil || errors.As(err, &engineErr) || fault.Code(err) == fault.EngineBadOutput || fault.Code(err) == fault.OutputTooLarge:
+		case err == nil || errors.As(err, &answer):
 			if outcomeOf(err) == BadOutput {
 				r.logger.Error("engine output refused", "engine", name, "pid", pr.client.Pid(), "error", err)
 			}
 			e.pool.put(pr)
 			r.cfg.Observer.JobDone(name, took, outcomeOf(err))
-			return fault.FromSDK(err)
+			return err
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 			r.logger.Warn("killing engine process", "engine", name, "pid", pr.client.Pid(), "reason", err)
 			e.pool.discard(pr)
