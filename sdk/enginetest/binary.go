@@ -92,4 +92,3 @@ func encodePNG(t *testing.T, img *image.NRGBA) []byte {
 	}
 	return b.Bytes()
 }
-
