@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/sdk"
 )
@@ -69,12 +70,9 @@ func (s *Server) llms(c *gin.Context) {
 	p("")
 	p("## Errors")
 	p("Every error is JSON: {\"error\":{\"code\":\"...\",\"message\":\"...\",\"details\":[{\"field\":\"...\",\"message\":\"...\",\"value\":...}]}}.")
-	p("- 400: missing_image, empty_image, unsupported_format (GIF, SVG, PDF, ...), corrupt_image, truncated_image, image_too_large, too_many_pixels, invalid_settings, invalid_request. Correct the request.")
-	p("- 401: invalid_api_key (or missing_api_key on /api/usage). Use a valid key.")
-	p("- 429: queue_full. Wait the Retry-After seconds, then retry.")
-	p("- 503: job_timeout (the job ran too long; try a smaller image or simpler settings), engine_unavailable.")
-	p("- 500: engine_crashed (the engine was restarted; retry), output_too_large, internal.")
-	p("- 404 not_found, 405 method_not_allowed.")
+	for _, k := range fault.Kinds {
+		p("- %d %s: %s. %s.", k.Status, k.Code, k.When, capitalize(k.Do))
+	}
 	p("")
 	p("## Example")
 	p("curl -s -F image=@logo.png -F 'settings={\"preset\":\"logo\"}' http://HOST/api/vectorize | jq -r .svg > logo.svg")
@@ -128,4 +126,12 @@ func orNone(list []string) string {
 		return "none"
 	}
 	return strings.Join(list, ", ")
+}
+
+// capitalize returns s with its first letter in upper case.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

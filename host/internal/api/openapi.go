@@ -14,7 +14,6 @@ func (s *Server) openAPI(c *gin.Context) {
 		Catalog:    s.Tracing.Catalog(),
 		MaxBytes:   s.Limits.MaxBytes,
 		MaxPixels:  s.Limits.MaxPixels,
-		StatusOf:   statusOf,
 		Pages:      s.pages,
 	}))
 }

@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -100,26 +99,6 @@ func (s *Server) router() *gin.Engine {
 	return r
 }
 
-// statusOf maps an error code to its HTTP status: the one place this is decided.
-func statusOf(code string) int {
-	switch code {
-	case fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
-		fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest:
-		return http.StatusBadRequest
-	case fault.InvalidAPIKey, fault.MissingAPIKey:
-		return http.StatusUnauthorized
-	case fault.QueueFull:
-		return http.StatusTooManyRequests
-	case fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable:
-		return http.StatusServiceUnavailable
-	case fault.NotFound:
-		return http.StatusNotFound
-	case fault.MethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	}
-	return http.StatusInternalServerError
-}
-
 type errorBody struct {
 	Error errorFields `json:"error"`
 }
@@ -134,15 +113,10 @@ type errorFields struct {
 // never shown.
 func (s *Server) fail(c *gin.Context, err error) {
 	fe := fault.As(err)
-	var full *lanes.FullError
-	if errors.As(err, &full) {
-		fe = &fault.Error{Code: fault.QueueFull, Message: "the queue is full; retry after the number of seconds in the Retry-After header"}
-		if full.PerKey {
-			fe.Message = "this key already has its share of the queue waiting; retry after the number of seconds in the Retry-After header"
-		}
-		c.Header("Retry-After", strconv.Itoa(full.RetryAfter))
+	if fe.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(fe.RetryAfter))
 	}
-	status := statusOf(fe.Code)
+	status := fault.Status(fe.Code)
 	c.Set(logError, fe.Code)
 	if fe.Err != nil && status >= 500 {
 		c.Set(logCause, fe.Err.Error())

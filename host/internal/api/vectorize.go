@@ -90,7 +90,7 @@ func (s *Server) vectorize(c *gin.Context) {
 		reserve = c.Request.ContentLength
 	}
 	if !s.Uploads.TryTake(reserve) {
-		fail(&lanes.FullError{Lane: laneName, RetryAfter: 1})
+		fail(lanes.Full(laneName, 1, false))
 		return
 	}
 	defer s.Uploads.Give(reserve)

@@ -448,7 +448,7 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 		case err == nil || errors.As(err, &engineErr):
 			e.pool.put(pr)
 			r.cfg.Observer.JobDone(name, took, outcomeOf(err))
-			return err
+			return fault.FromSDK(err)
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 			r.logger.Warn("killing engine process", "engine", name, "pid", pr.client.Pid(), "reason", err)
 			e.pool.discard(pr)

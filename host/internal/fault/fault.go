@@ -1,6 +1,7 @@
-// Package fault holds the host's error type: a code a program can branch on, a message a
-// person can act on, and the details of every problem found. Domain packages return
-// *Error values; package api alone maps their codes to HTTP statuses.
+// Package fault holds the host's one error type, a code a program can branch on, a message
+// a person can act on and the details of every problem found, and the one table of codes
+// (Kinds) that gives each its HTTP status and its documentation. Domain packages return
+// *Error values; package api writes them as HTTP answers with the table's status.
 package fault
 
 import (
@@ -10,17 +11,17 @@ import (
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
-// Error codes of the host. The image and settings codes are shared with the sdk, whose
-// engines answer with them too.
+// Error codes of the host, each with its row in Kinds. The sdk's codes (sdk.CodeX), which
+// engines answer with, are among them with the same values; a test checks both.
 const (
 	MissingImage      = "missing_image"
-	EmptyImage        = sdk.CodeEmptyImage
-	UnsupportedFormat = sdk.CodeUnsupportedFormat
-	CorruptImage      = sdk.CodeCorruptImage
-	TruncatedImage    = sdk.CodeTruncatedImage
+	EmptyImage        = "empty_image"
+	UnsupportedFormat = "unsupported_format"
+	CorruptImage      = "corrupt_image"
+	TruncatedImage    = "truncated_image"
 	ImageTooLarge     = "image_too_large"
-	TooManyPixels     = sdk.CodeTooManyPixels
-	InvalidSettings   = sdk.CodeInvalidSettings
+	TooManyPixels     = "too_many_pixels"
+	InvalidSettings   = "invalid_settings"
 	InvalidRequest    = "invalid_request"
 	InvalidAPIKey     = "invalid_api_key"
 	MissingAPIKey     = "missing_api_key"
@@ -29,10 +30,10 @@ const (
 	EngineCrashed     = "engine_crashed"
 	EngineUnavailable = "engine_unavailable"
 	StoreUnavailable  = "store_unavailable" // the key and usage database cannot be reached
-	OutputTooLarge    = sdk.CodeOutputTooLarge
+	OutputTooLarge    = "output_too_large"
 	NotFound          = "not_found"
 	MethodNotAllowed  = "method_not_allowed"
-	Internal          = sdk.CodeInternal
+	Internal          = "internal"
 )
 
 // Detail is one problem of a request, named by the field it concerns.
@@ -49,6 +50,9 @@ type Error struct {
 	Code    string
 	Message string
 	Details []Detail
+	// RetryAfter, when positive, is the number of seconds after which a retry has a fair
+	// chance (a full queue); the answer carries it as Retry-After.
+	RetryAfter int
 	// Err is the underlying cause, kept for logs; it is never shown to clients.
 	Err error
 }
@@ -74,30 +78,33 @@ func Wrap(err error, code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
 }
 
-// Code returns the code of err: that of the first *Error or *sdk.Error in its chain, or
-// Internal.
+// FromSDK returns an sdk coded error (an engine's answer across the plugin boundary, or
+// the sdk's image decoder's) as an *Error with the same code and message, keeping the
+// original as the cause, so that only *Error travels through the host; other errors are
+// returned as they are.
+func FromSDK(err error) error {
+	var s *sdk.Error
+	if errors.As(err, &s) {
+		return &Error{Code: s.Code, Message: s.Message, Err: err}
+	}
+	return err
+}
+
+// Code returns the code of the first *Error in err's chain, or Internal.
 func Code(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Code
 	}
-	var s *sdk.Error
-	if errors.As(err, &s) {
-		return s.Code
-	}
 	return Internal
 }
 
-// As returns err as an *Error: itself if it is one, a copy of an *sdk.Error's code and
-// message, or an Internal error whose message hides the cause.
+// As returns err as an *Error: itself if it is one, or an Internal error whose message
+// hides the cause.
 func As(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
-	}
-	var s *sdk.Error
-	if errors.As(err, &s) {
-		return &Error{Code: s.Code, Message: s.Message, Err: err}
 	}
 	return &Error{Code: Internal, Message: "the service failed unexpectedly; try again, and report it if it persists", Err: err}
 }

@@ -73,16 +73,9 @@ func Check(data []byte, lim Limits) (Info, error) {
 	info.Format = string(h.Format)
 	info.Width, info.Height, info.Orientation = h.Width, h.Height, h.Orientation
 	if err != nil {
-		return info, fromSDK(err)
+		return info, fault.FromSDK(err)
 	}
 	return info, nil
-}
-
-// fromSDK turns raster's *sdk.Error into a *fault.Error with the same code and message,
-// keeping the original as the cause for logs.
-func fromSDK(err error) *fault.Error {
-	e := fault.As(err)
-	return fault.Wrap(err, e.Code, "%s", e.Message)
 }
 
 // Megabytes formats n bytes in MB (2^20 bytes) to one decimal, trimmed when it is zero;

@@ -11,26 +11,25 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/tracecraft/tracecraft/host/internal/fault"
 )
 
 // ErrClosed reports that the lane is shutting down.
 var ErrClosed = errors.New("lane closed")
 
-// FullError reports a full queue and when a retry has a fair chance.
-type FullError struct {
-	Lane string
-	// RetryAfter is the estimated wait, whole seconds, at least one.
-	RetryAfter int
-	// PerKey is set when the key's own share of the queue is full, not the whole queue.
-	PerKey bool
-}
-
-// Error says which queue is full.
-func (e *FullError) Error() string {
-	if e.PerKey {
-		return "lane " + e.Lane + ": this key's share of the queue is full"
+// Full returns the fault.QueueFull error of lane: the whole queue is full, or with
+// perKey only the key's own share of it; a retry has a fair chance after retryAfter
+// seconds.
+func Full(lane string, retryAfter int, perKey bool) *fault.Error {
+	e := &fault.Error{Code: fault.QueueFull, RetryAfter: retryAfter,
+		Message: "the queue is full; retry after the number of seconds in the Retry-After header",
+		Err:     errors.New("lane " + lane + ": queue full")}
+	if perKey {
+		e.Message = "this key already has its share of the queue waiting; retry after the number of seconds in the Retry-After header"
+		e.Err = errors.New("lane " + lane + ": this key's share of the queue is full")
 	}
-	return "lane " + e.Lane + ": queue full"
+	return e
 }
 
 // Config configures a Lane.
@@ -143,15 +142,16 @@ func (l *Lane) Full(key string) error {
 	return l.admit(key)
 }
 
-// admit returns a *FullError if a new job of key cannot be queued. l.mu is held.
+// admit returns a fault.QueueFull error if a new job of key cannot be queued. l.mu is
+// held.
 func (l *Lane) admit(key string) error {
 	idle := l.cfg.Workers - l.busy
 	waiting := l.pending - idle // jobs that will actually wait, this one not counted
 	if waiting >= l.cfg.Capacity {
-		return &FullError{Lane: l.cfg.Name, RetryAfter: l.retryAfter()}
+		return Full(l.cfg.Name, l.retryAfter(), false)
 	}
 	if l.cfg.PerKey > 0 && len(l.queues[key]) >= l.cfg.PerKey+idle {
-		return &FullError{Lane: l.cfg.Name, RetryAfter: l.retryAfter(), PerKey: true}
+		return Full(l.cfg.Name, l.retryAfter(), true)
 	}
 	return nil
 }

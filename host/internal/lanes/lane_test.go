@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tracecraft/tracecraft/host/internal/fault"
 )
 
 // gate is a job function that blocks until released, recording its key when it starts.
@@ -61,9 +63,9 @@ func TestAFullQueueRefusesAtOnceWithARetryEstimate(t *testing.T) {
 	waitStats(t, l, 2, 3)
 	start := time.Now()
 	_, err := l.Do(context.Background(), "", g.job(""))
-	var full *FullError
-	if !errors.As(err, &full) {
-		t.Fatalf("got %v, want a FullError", err)
+	var full *fault.Error
+	if !errors.As(err, &full) || full.Code != fault.QueueFull || full.RetryAfter < 1 {
+		t.Fatalf("got %v, want a queue_full error with a Retry-After", err)
 	}
 	if took := time.Since(start); took > 100*time.Millisecond {
 		t.Errorf("refusal took %v", took)
@@ -122,9 +124,9 @@ func TestOneKeyCannotFillTheWholeQueue(t *testing.T) {
 		errs = append(errs, submit(l, context.Background(), "a", g.job("a")))
 	}
 	waitStats(t, l, 1, 2)
-	var full *FullError
-	if _, err := l.Do(context.Background(), "a", g.job("a")); !errors.As(err, &full) || !full.PerKey {
-		t.Fatalf("a third waiting job of one key got %v, want a per-key FullError", err)
+	var full *fault.Error
+	if _, err := l.Do(context.Background(), "a", g.job("a")); !errors.As(err, &full) || full.Code != fault.QueueFull || !strings.Contains(full.Message, "this key") {
+		t.Fatalf("a third waiting job of one key got %v, want a per-key queue_full error", err)
 	}
 	errs = append(errs, submit(l, context.Background(), "b", g.job("b")))
 	waitStats(t, l, 1, 3)

@@ -27,9 +27,6 @@ type Service struct {
 	Catalog settings.Catalog
 	// MaxBytes and MaxPixels bound an uploaded image.
 	MaxBytes, MaxPixels int64
-	// StatusOf maps an error code to its HTTP status: the api package's mapping, so the
-	// document groups codes exactly as the service answers them.
-	StatusOf func(code string) int
 	// Pages are the URL paths of the web page and its assets, answered to GET and HEAD.
 	Pages []string
 }
@@ -42,28 +39,6 @@ func ref(kind, name string) obj { return obj{"$ref": "#/components/" + kind + "/
 
 // ParamsSchema is the component name of the schema of an engine's parameters.
 func ParamsSchema(engine string) string { return "EngineParams." + engine }
-
-// codeHelp says in a few words when each error code is answered.
-var codeHelp = map[string]string{
-	fault.MissingImage:      "the request has no image file field, or is not multipart/form-data",
-	fault.EmptyImage:        "the image file is empty",
-	fault.UnsupportedFormat: "the file is not a PNG, JPEG, WebP, BMP or TIFF image",
-	fault.CorruptImage:      "the image data cannot be decoded",
-	fault.TruncatedImage:    "the data stops before the image does",
-	fault.ImageTooLarge:     "the file is larger than the upload limit",
-	fault.TooManyPixels:     "width times height is over the pixel limit",
-	fault.InvalidSettings:   "the settings are not a valid JSON object for the installed engines; details lists every problem",
-	fault.InvalidRequest:    "the request cannot be parsed (a broken multipart body, a bad date range)",
-	fault.InvalidAPIKey:     "the X-API-Key header is empty, malformed, unknown or revoked",
-	fault.MissingAPIKey:     "the endpoint needs an X-API-Key header",
-	fault.QueueFull:         "the lane's queue is full, or the upload memory budget is spent; retry after Retry-After seconds",
-	fault.JobTimeout:        "the job passed the job time limit and was stopped",
-	fault.EngineUnavailable: "the engine needed is not installed or cannot start",
-	fault.StoreUnavailable:  "the key and usage database cannot be reached; retry shortly",
-	fault.EngineCrashed:     "the engine process crashed on the image; it has been restarted",
-	fault.OutputTooLarge:    "the SVG is over the engine's output limit",
-	fault.Internal:          "an unexpected failure in the service",
-}
 
 // vectorizeCodes are the error codes POST /api/vectorize answers with.
 var vectorizeCodes = []string{
@@ -176,7 +151,7 @@ func (s Service) op(id, summary, description string, content obj, extraCodes []s
 	if description != "" {
 		o["description"] = description
 	}
-	responses := s.errorResponses(append(slices.Clone(extraCodes), fault.Internal))
+	responses := errorResponses(append(slices.Clone(extraCodes), fault.Internal))
 	responses["200"] = obj{"description": summary + ".", "headers": commonHeaders(), "content": content}
 	o["responses"] = responses
 	return o
@@ -184,18 +159,18 @@ func (s Service) op(id, summary, description string, content obj, extraCodes []s
 
 // errorResponses describes the error answers carrying codes, one response per status
 // with the codes it can hold.
-func (s Service) errorResponses(codes []string) obj {
+func errorResponses(codes []string) obj {
 	byStatus := map[int][]string{}
 	for _, c := range codes {
-		st := s.StatusOf(c)
+		st := fault.Status(c)
 		byStatus[st] = append(byStatus[st], c)
 	}
 	out := obj{}
 	for st, cs := range byStatus {
 		var lines []string
 		for _, c := range cs {
-			if help, ok := codeHelp[c]; ok {
-				c += ": " + help
+			if k, ok := fault.Lookup(c); ok {
+				c += ": " + k.When + "; " + k.Do
 			}
 			lines = append(lines, "- "+c)
 		}
@@ -217,7 +192,7 @@ func (s Service) errorResponses(codes []string) obj {
 func (s Service) vectorizeOp() obj {
 	mb := float64(s.MaxBytes) / (1 << 20)
 	mp := float64(s.MaxPixels) / 1e6
-	responses := s.errorResponses(vectorizeCodes)
+	responses := errorResponses(vectorizeCodes)
 	h := commonHeaders()
 	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
 		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize"} {
@@ -326,9 +301,21 @@ func engineSchema(d sdk.Descriptor) obj {
 	}
 }
 
+// schemas returns the document's component schemas.
 func (s Service) schemas() obj {
-	cat := s.Catalog
 	out := obj{}
+	s.settingsSchemas(out)
+	errorSchemas(out)
+	resultSchemas(out)
+	healthSchemas(out)
+	usageSchemas(out)
+	return out
+}
+
+// settingsSchemas adds the schemas of the settings and of /api/schema: each engine's
+// parameters, the presets and the parameter descriptors.
+func (s Service) settingsSchemas(out obj) {
+	cat := s.Catalog
 	engineNames := []string{settings.Auto}
 	settingsProps := obj{}
 	schemaProps := obj{}
@@ -393,7 +380,10 @@ func (s Service) schemas() obj {
 		"properties":           obj{"engine": obj{"type": "string"}, "description": obj{"type": "string"}},
 		"additionalProperties": obj{"type": "object", "description": "The parameters the preset sets, under its engine's name."},
 	}
+}
 
+// errorSchemas adds the error body's schemas.
+func errorSchemas(out obj) {
 	out["Error"] = obj{
 		"type":     "object",
 		"required": []string{"error"},
@@ -417,10 +407,11 @@ func (s Service) schemas() obj {
 			"code":    obj{"type": "string"},
 		},
 	}
+}
 
-	ms := obj{"type": "number", "minimum": 0}
-	count := obj{"type": "integer", "minimum": 0}
-	str := obj{"type": "string"}
+// resultSchemas adds the schemas of the tracing answer.
+func resultSchemas(out obj) {
+	ms, count, str := obj{"type": "number", "minimum": 0}, obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	out["Timings"] = obj{
 		"type":       "object",
 		"required":   []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
@@ -446,7 +437,11 @@ func (s Service) schemas() obj {
 			"engineVersion": str,
 		},
 	}
+}
 
+// healthSchemas adds the schemas of /api/health.
+func healthSchemas(out obj) {
+	count, str := obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	out["LaneStats"] = obj{
 		"type":     "object",
 		"required": []string{"name", "workers", "busy", "queued", "capacity"},
@@ -474,7 +469,11 @@ func (s Service) schemas() obj {
 			"engines": obj{"type": "array", "items": ref("schemas", "EngineStatus")},
 		},
 	}
+}
 
+// usageSchemas adds the schemas of a key's usage report.
+func usageSchemas(out obj) {
+	count, str := obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	day := obj{
 		"type":     "object",
 		"required": []string{"day", "requests", "successes", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
@@ -500,5 +499,4 @@ func (s Service) schemas() obj {
 			"total": ref("schemas", "UsageDay"),
 		},
 	}
-	return out
 }

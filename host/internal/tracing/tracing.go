@@ -68,8 +68,8 @@ type Job struct {
 	Catalog  settings.Catalog
 }
 
-// Run traces a job's image. Errors are *fault.Error values (or *sdk.Error from the
-// engine), or ctx's error when the caller gave up.
+// Run traces a job's image. Errors are *fault.Error values, or ctx's error when the
+// caller gave up.
 func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	if s.JobTimeout > 0 {
 		var cancel context.CancelFunc

@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"image"
-	"image/color"
 
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/paint"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/refine"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/svgout"
@@ -71,30 +71,13 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 		return nil, err
 	}
 	out := opt.out
-	out.GapFiller, out.GapFillerWidth = gapFiller(p, seg)
-	res, plan, err := Fit(ctx, img, seg, out, opt.tolerance)
+	out.Paint.GapFiller, out.Paint.GapFillerWidth = gapFiller(p, seg)
+	plan := paint.NewPlan(seg, out.Paint)
+	res, err := refine.Fit(ctx, img, seg, plan, opt.tolerance)
 	if err != nil {
 		return nil, err
 	}
 	return svgout.Write(res, plan, out), nil
-}
-
-// Fit orders the regions of seg, a segmentation of img, for out and fits their edges at
-// the fit tolerance, shifted for out's gap filler: the steps of Trace between the
-// segmentation and the writing, for engines that write tracecraft's shapes their own way.
-func Fit(ctx context.Context, img *image.NRGBA, seg *segment.Segmentation, out svgout.Options, tolerance float64) (*refine.Result, *svgout.Plan, error) {
-	colors := make([]color.NRGBA, len(seg.Regions.Regions))
-	for i, r := range seg.Regions.Regions {
-		colors[i] = r.Color
-	}
-	plan := svgout.NewPlan(seg, colors, out)
-	passes := refinePasses(img.Rect.Dx() * img.Rect.Dy())
-	res, err := refine.Run(ctx, img, seg, refine.Options{Tolerance: tolerance, Passes: passes,
-		EdgeShift: plan.EdgeShifts(seg, out)})
-	if err != nil {
-		return nil, nil, err
-	}
-	return res, plan, nil
 }
 
 // settings are the parameters in the form the pipeline takes them.
@@ -113,26 +96,25 @@ func options(p Params) (settings, error) {
 		gapFiller: p.GapFiller,
 	}
 	s.out = svgout.Options{
-		Stacked:          p.ShapeStacking == "stacked",
+		Paint:            paint.Options{Stacked: p.ShapeStacking == "stacked"},
 		GroupByColor:     p.GroupBy == "color",
 		FixedSize:        p.FixedSize,
-		GapFillerWidth:   p.GapFillerWidth.Value,
 		StrokeWidth:      p.StrokeWidth,
 		NonScalingStroke: p.NonScalingStroke,
 		Precision:        precision(s.tolerance),
 	}
 	switch p.DrawStyle {
 	case "strokeShapes":
-		s.out.Style = svgout.StrokeShapes
+		s.out.Paint.Style = paint.StrokeShapes
 	case "strokeEdges":
-		s.out.Style = svgout.StrokeEdges
+		s.out.Paint.Style = paint.StrokeEdges
 	}
 	if p.OverrideColor.Given {
 		c, err := sdk.ParseColor(p.OverrideColor.Value)
 		if err != nil {
 			return s, sdk.Errorf(sdk.CodeInvalidSettings, "overrideColor %q is not a CSS colour", p.OverrideColor.Value)
 		}
-		s.out.Override = &c
+		s.out.Paint.Override = &c
 	}
 	return s, nil
 }
@@ -149,28 +131,6 @@ func precision(tol float64) int {
 	return 3
 }
 
-// refinePasses is the render-and-refine budget: passes for an image of n pixels. One
-// pass corrects the edges that the anti-aliasing alone placed badly (thin features,
-// fit deviations); more passes gained little on the bench corpus (+0.002 SSIM) for many
-// more path segments (+15 % bytes). Above 4 megapixels the pass is skipped to bound the
-// time and the memory of its canvas.
-func refinePasses(n int) int {
-	if n <= 4_000_000 {
-		return 1
-	}
-	return 0
-}
-
-// AutoGapFillerWidth is the gap filler width of gapFiller "auto" when gapFillerWidth is
-// not given: wide enough that a shape fully covers the pixels of its edges below the
-// shape painted over it, which leaves no seam at all. Edges are moved to make up for the
-// stroke (see svgout.Plan.EdgeShifts), so the width does not show.
-const AutoGapFillerWidth = 1.0
-
-// fineDetailShare is the share of the boundary length next to hairline shapes above which
-// an image counts as fine detail, where gapFiller "auto" is off.
-const fineDetailShare = 0.1
-
 // gapFiller decides whether filled shapes get the gap filler stroke, and how wide.
 func gapFiller(p Params, seg *segment.Segmentation) (bool, float64) {
 	width := p.GapFillerWidth.Value
@@ -181,25 +141,7 @@ func gapFiller(p Params, seg *segment.Segmentation) (bool, float64) {
 		return false, width
 	}
 	if !p.GapFillerWidth.Given {
-		width = AutoGapFillerWidth
+		width = paint.AutoGapFillerWidth
 	}
-	return !FineDetail(seg, width), width
-}
-
-// FineDetail reports whether hairlines dominate the image: shapes whose mean thickness
-// (twice the area over the perimeter) is below width, which a gap filler that wide would
-// thicken, border more than fineDetailShare of all boundary length.
-func FineDetail(seg *segment.Segmentation, width float64) bool {
-	perimeter := seg.Planar.Perimeters()
-	var total, thin int
-	for r, reg := range seg.Regions.Regions {
-		if reg.Transparent() || perimeter[r] == 0 {
-			continue
-		}
-		total += perimeter[r]
-		if 2*float64(reg.Pixels)/float64(perimeter[r]) < width {
-			thin += perimeter[r]
-		}
-	}
-	return total > 0 && float64(thin) > fineDetailShare*float64(total)
+	return !paint.FineDetail(seg, width), width
 }

@@ -5,15 +5,13 @@
 package regions
 
 import (
-	"container/heap"
 	"context"
 	"image"
 	"image/color"
 	"math"
-	"slices"
 
-	"github.com/tracecraft/tracecraft/internal/unionfind"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
+	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
 // Region is one 4-connected area of the label map.
@@ -111,7 +109,7 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 			up := y > 0 && key[i-w] == k
 			switch {
 			case left && up:
-				labels[i] = unionfind.Union(parent, labels[i-1], labels[i-w])
+				labels[i] = label.Union(parent, labels[i-1], labels[i-w])
 			case left:
 				labels[i] = labels[i-1]
 			case up:
@@ -122,7 +120,7 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 			}
 		}
 	}
-	n := unionfind.Number(parent)
+	n := label.Number(parent)
 	for i, l := range labels {
 		labels[i] = parent[l]
 	}
@@ -175,180 +173,6 @@ func (m *Map) measure(paletteAt func(i int) int, q *quantize.Result, n int) {
 			r.Color = q.Palette[r.Palette]
 		}
 	}
-}
-
-// mergeSmall merges every region smaller than minRegion into its most similar
-// neighbour (nearest palette colour in Oklab, alpha included, transparency counting as
-// a colour of alpha 0; ties to the lower index), smallest first, until no region is
-// smaller or one has no neighbour. A merged region takes the colour of the region it
-// joins. regionPalette holds each region's palette index. It rewrites m.Labels to the
-// surviving regions' indices.
-func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Result, regionPalette []int32, n, minRegion int) error {
-	w, h := m.Width, m.Height
-	size := make([]int32, n)
-	for _, l := range m.Labels {
-		size[l]++
-	}
-	small := func(l int32) bool { return int(size[l]) < minRegion }
-	// slot numbers the regions that start small; only they keep pixel sums and
-	// neighbour lists.
-	slot := make([]int32, n)
-	nSmall := int32(0)
-	for l := range slot {
-		slot[l] = -1
-		if small(int32(l)) {
-			slot[l] = nSmall
-			nSmall++
-		}
-	}
-	// Small regions are compared by the mean of their own pixels (premultiplied
-	// sums, alpha and count), which for anti-aliasing specks can differ much from
-	// their palette colour; large ones by their palette colour.
-	sum := make([][5]float64, nSmall)
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			k := slot[m.Labels[y*w+x]]
-			if k < 0 {
-				continue
-			}
-			a := float64(row[4*x+3])
-			if q.Index[y*w+x] == quantize.Transparent {
-				a = 0
-			}
-			s := &sum[k]
-			s[0] += float64(row[4*x]) * a
-			s[1] += float64(row[4*x+1]) * a
-			s[2] += float64(row[4*x+2]) * a
-			s[3] += a
-			s[4]++
-		}
-	}
-	// Neighbour lists, only for small regions: only they ever look for a neighbour.
-	var pairs []uint64
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			a := m.Labels[i]
-			if x+1 < w {
-				if b := m.Labels[i+1]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					pairs = append(pairs, pairKey(a, b))
-				}
-			}
-			if y+1 < h {
-				if b := m.Labels[i+w]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					pairs = append(pairs, pairKey(a, b))
-				}
-			}
-		}
-	}
-	slices.Sort(pairs)
-	nb := make([][]int32, nSmall)
-	for i, p := range pairs {
-		if i > 0 && pairs[i-1] == p {
-			continue
-		}
-		a, b := int32(p>>32), int32(uint32(p))
-		if k := slot[a]; k >= 0 {
-			nb[k] = append(nb[k], b)
-		}
-		if k := slot[b]; k >= 0 {
-			nb[k] = append(nb[k], a)
-		}
-	}
-	pairs = nil
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = int32(i)
-	}
-	find := func(x int32) int32 { return unionfind.Find(parent, x) }
-	// The colour of a small region is cached until it grows.
-	cache := make([]quantize.Lab, nSmall)
-	cached := make([]bool, nSmall)
-	colour := func(l int32) quantize.Lab {
-		if k := slot[l]; k >= 0 && small(l) {
-			if !cached[k] {
-				s := &sum[k]
-				cache[k], cached[k] = quantize.Lab{}, true
-				if s[3] > 0 {
-					cache[k] = quantize.ToLabF(s[0]/s[3], s[1]/s[3], s[2]/s[3], s[3]/s[4]/255)
-				}
-			}
-			return cache[k]
-		}
-		if k := regionPalette[l]; k >= 0 {
-			return q.Lab[k]
-		}
-		return quantize.Lab{}
-	}
-	pq := &sizeQueue{}
-	for l := int32(0); l < int32(n); l++ {
-		if small(l) {
-			pq.items = append(pq.items, queued{size[l], l})
-		}
-	}
-	heap.Init(pq)
-	steps := 0
-	for pq.Len() > 0 {
-		it := heap.Pop(pq).(queued)
-		l := it.id
-		if find(l) != l || size[l] != it.size || !small(l) {
-			continue
-		}
-		if steps++; steps%4096 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		// Resolve and deduplicate the neighbour list.
-		kl := slot[l]
-		list := nb[kl]
-		for i, v := range list {
-			list[i] = find(v)
-		}
-		slices.Sort(list)
-		k := 0
-		for i, v := range list {
-			if v != l && (i == 0 || v != list[i-1]) {
-				list[k] = v
-				k++
-			}
-		}
-		list = list[:k]
-		if len(list) == 0 {
-			nb[kl] = list
-			continue
-		}
-		cl := colour(l)
-		best, bd := int32(-1), float32(math.MaxFloat32)
-		for _, v := range list {
-			if d := quantize.Dist2(cl, colour(v)); d < bd {
-				best, bd = v, d
-			}
-		}
-		parent[l] = best
-		size[best] += size[l]
-		if kb := slot[best]; kb >= 0 {
-			for c, v := range sum[kl] {
-				sum[kb][c] += v
-			}
-			cached[kb] = false
-			if small(best) {
-				nb[kb] = append(nb[kb], list...)
-				heap.Push(pq, queued{size[best], best})
-			}
-		}
-		nb[kl] = nil
-	}
-	for i, l := range m.Labels {
-		m.Labels[i] = find(l)
-	}
-	return nil
 }
 
 func pairKey(a, b int32) uint64 {

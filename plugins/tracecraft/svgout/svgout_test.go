@@ -12,6 +12,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/fit"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/internal/svgraster"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/internal/testimg"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/paint"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/refine"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/svgout"
@@ -25,15 +26,11 @@ func trace(t *testing.T, img *image.NRGBA, opt svgout.Options) (*refine.Result, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	colors := make([]color.NRGBA, len(seg.Regions.Regions))
-	for i, r := range seg.Regions.Regions {
-		colors[i] = r.Color
-	}
 	if opt.Precision == 0 {
 		opt.Precision = 2
 	}
-	plan := svgout.NewPlan(seg, colors, opt)
-	res, err := refine.Run(ctx, img, seg, refine.Options{Tolerance: 0.5, Passes: 1, EdgeShift: plan.EdgeShifts(seg, opt)})
+	plan := paint.NewPlan(seg, opt.Paint)
+	res, err := refine.Run(ctx, img, seg, refine.Options{Tolerance: 0.5, Passes: 1, EdgeShift: plan.EdgeShifts(seg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +130,7 @@ func TestRingKeepsHole(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, doc := trace(t, testimg.Ring(size, tt.bg), svgout.Options{Stacked: tt.stacked})
+			_, doc := trace(t, testimg.Ring(size, tt.bg), svgout.Options{Paint: paint.Options{Stacked: tt.stacked}})
 			c, err := svgraster.Render(doc, size, size, svgraster.Over)
 			if err != nil {
 				t.Fatal(err)
@@ -161,7 +158,7 @@ func TestStackedEqualsCutouts(t *testing.T) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	for _, gap := range []bool{false, true} {
 		render := func(stacked bool) (*image.NRGBA, []byte) {
-			_, doc := trace(t, img, svgout.Options{Stacked: stacked, GapFiller: gap, GapFillerWidth: 1})
+			_, doc := trace(t, img, svgout.Options{Paint: paint.Options{Stacked: stacked, GapFiller: gap, GapFillerWidth: 1}})
 			c, err := svgraster.Render(doc, w, h, svgraster.Over)
 			if err != nil {
 				t.Fatal(err)
@@ -190,14 +187,14 @@ func TestStackedEqualsCutouts(t *testing.T) {
 // outlines every shape, so that shared boundaries are stroked twice.
 func TestStrokeEdgesOnce(t *testing.T) {
 	img := testimg.Nested(40, 32)
-	res, edgesDoc := trace(t, img, svgout.Options{Style: svgout.StrokeEdges, StrokeWidth: 1})
+	res, edgesDoc := trace(t, img, svgout.Options{Paint: paint.Options{Style: paint.StrokeEdges}, StrokeWidth: 1})
 	pm := res.Seg.Planar
 	wantEdges, wantRings := len(pm.Edges), len(pm.Rings)
 	t.Logf("%d edges, %d rings", wantEdges, wantRings)
 	if got := subpaths(edgesDoc); got != wantEdges {
 		t.Errorf("strokeEdges drew %d subpaths, want one per edge: %d\n%s", got, wantEdges, edgesDoc)
 	}
-	_, shapesDoc := trace(t, img, svgout.Options{Style: svgout.StrokeShapes, StrokeWidth: 1})
+	_, shapesDoc := trace(t, img, svgout.Options{Paint: paint.Options{Style: paint.StrokeShapes}, StrokeWidth: 1})
 	if got := subpaths(shapesDoc); got != wantRings {
 		t.Errorf("strokeShapes drew %d subpaths, want one per ring: %d", got, wantRings)
 	}

@@ -27,6 +27,7 @@ import (
 
 	tcengine "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/fit"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/paint"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/refine"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/svgout"
@@ -120,16 +121,17 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 }
 
 // trace runs tracecraft's pipeline for stacked shapes.
-func (s settings) trace(ctx context.Context, img *image.NRGBA) (*refine.Result, *svgout.Plan, svgout.Options, error) {
+func (s settings) trace(ctx context.Context, img *image.NRGBA) (*refine.Result, *paint.Plan, paint.Options, error) {
 	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion})
 	if err != nil {
-		return nil, nil, svgout.Options{}, err
+		return nil, nil, paint.Options{}, err
 	}
-	out := svgout.Options{Stacked: true, FixedSize: s.fixedSize, GapFillerWidth: tcengine.AutoGapFillerWidth}
-	out.GapFiller = !tcengine.FineDetail(seg, out.GapFillerWidth)
-	res, plan, err := tcengine.Fit(ctx, img, seg, out, s.tolerance)
+	out := paint.Options{Stacked: true, GapFillerWidth: paint.AutoGapFillerWidth}
+	out.GapFiller = !paint.FineDetail(seg, out.GapFillerWidth)
+	plan := paint.NewPlan(seg, out)
+	res, err := refine.Fit(ctx, img, seg, plan, s.tolerance)
 	if err != nil {
-		return nil, nil, svgout.Options{}, err
+		return nil, nil, paint.Options{}, err
 	}
 	return res, plan, out, nil
 }
@@ -137,8 +139,8 @@ func (s settings) trace(ctx context.Context, img *image.NRGBA) (*refine.Result, 
 // writer writes the stacked shapes of a traced segmentation.
 type writer struct {
 	res  *refine.Result
-	plan *svgout.Plan
-	out  svgout.Options
+	plan *paint.Plan
+	out  paint.Options
 	s    settings
 	buf  bytes.Buffer
 	pts  []fit.Point
@@ -202,7 +204,7 @@ func (w *writer) write() []byte {
 			break
 		}
 	}
-	svg.Header(&w.buf, pm.Width, pm.Height, w.out.FixedSize, extra)
+	svg.Header(&w.buf, pm.Width, pm.Height, w.s.fixedSize, extra)
 	holes := svgout.StackedHoles(w.res.Seg)
 	w.stroked = make([]bool, len(w.res.Seg.Regions.Regions))
 	for _, g := range groups {
@@ -248,7 +250,7 @@ func (w *writer) write() []byte {
 // group writes one paint group: its elements, then its path (path data d followed by
 // the subpaths prims), in a <g> holding the paint when that is shorter than repeating
 // it.
-func (w *writer) group(g svgout.Group, d, prims []byte, elems [][]byte) {
+func (w *writer) group(g paint.Group, d, prims []byte, elems [][]byte) {
 	paint := svg.Paint("fill", g.Paint)
 	if g.Paint.A == 255 && g.Stroked {
 		paint += ` stroke="` + svg.Hex(g.Paint) + `"`

@@ -12,8 +12,8 @@ import (
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
-// paint draws the shape inside(x, y) onto img in c, anti-aliased by 8x8 supersampling.
-func paint(img *image.NRGBA, c color.NRGBA, inside func(x, y float64) bool) {
+// drawShape draws the shape inside(x, y) onto img in c, anti-aliased by 8x8 supersampling.
+func drawShape(img *image.NRGBA, c color.NRGBA, inside func(x, y float64) bool) {
 	const ss = 8
 	b := img.Rect
 	for y := b.Min.Y; y < b.Max.Y; y++ {
@@ -113,7 +113,7 @@ func TestPrimitivesRecognised(t *testing.T) {
 		{120, 40, 160, 255}, {20, 20, 20, 255}, {0, 160, 170, 255}, {230, 90, 150, 255}}
 	for i, want := range shapes {
 		img := white(400, 400)
-		paint(img, colors[i], insideShape(want))
+		drawShape(img, colors[i], insideShape(want))
 		found := recognized(t, img)
 		var got *primitive.Shape
 		for k := range found {
@@ -170,7 +170,7 @@ func TestNonPrimitivesStayPaths(t *testing.T) {
 	}
 	for _, tc := range tests {
 		img := white(200, 200)
-		paint(img, color.NRGBA{200, 30, 40, 255}, tc.inside)
+		drawShape(img, color.NRGBA{200, 30, 40, 255}, tc.inside)
 		for _, s := range recognized(t, img) {
 			if s.Center.Sub(fit.Point{X: 100, Y: 100}).Len() < 40 && !(s.Kind == primitive.Rect && s.W > 190) {
 				t.Errorf("%s recognised as %+v", tc.name, s)

@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 
-	"github.com/tracecraft/tracecraft/internal/unionfind"
+	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
 // A cluster's state (builder.state) is its mean colour while it is alive (merging),
@@ -132,30 +132,55 @@ func (b *builder) similar(c, d uint32) bool {
 // with union-find over provisional labels, a second to number the areas in order of
 // their first pixel) and sets up the per-cluster state.
 func (b *builder) label(ctx context.Context) error {
+	lab, parent, partial, err := b.provisional(ctx)
+	if err != nil {
+		return err
+	}
+	n := int32(label.Number(parent))
+	for p, l := range lab {
+		if l >= 0 {
+			lab[p] = parent[l]
+		}
+	}
+	// The union-find parents are no longer needed: their array, as long as the image,
+	// becomes the cluster member lists.
+	next := parent[:cap(parent)]
+	for i := range next {
+		next[i] = -1
+	}
+	b.cur, b.next = lab, next
+	b.gather(n, partial)
+	return nil
+}
+
+// provisional is the first raster pass: every opaque-enough pixel gets the label of a
+// similar neighbour already seen (left, above and, with Diagonal, the upper diagonals),
+// labels that meet are joined in parent, and a pixel with none starts a new label. It
+// returns the labels (bordered, stride b.stride, -1 where transparent), the union-find
+// parents of the labels made, and whether any pixel is partly transparent.
+func (b *builder) provisional(ctx context.Context) (lab, parent []int32, partial bool, err error) {
 	w, h, st := b.w, b.h, b.stride
 	np := st * (h + 2)
-	lab := make([]int32, np)
+	lab = make([]int32, np)
 	for i := range lab {
 		lab[i] = -1
 	}
-	// The provisional labels' union-find parents live in next, which is as long as the
-	// image and not needed yet: a raster pass makes at most one label per pixel.
-	parent := make([]int32, np)
+	// A raster pass makes at most one label per pixel.
+	parent = make([]int32, np)
 	nl := int32(0)
 	join := func(l, u int32) int32 {
 		if l < 0 || l == u {
 			return u
 		}
-		unionfind.Union(parent, l, u)
+		label.Union(parent, l, u)
 		return l
 	}
 	diag := b.cfg.Diagonal
 	var prev []byte
-	partial := false
 	for y := 0; y < h; y++ {
 		if y&31 == 0 {
 			if err := ctx.Err(); err != nil {
-				return err
+				return nil, nil, false, err
 			}
 		}
 		row := b.row(y)
@@ -195,18 +220,15 @@ func (b *builder) label(ctx context.Context) error {
 		}
 		prev = row
 	}
-	parent = parent[:nl]
-	n := int32(unionfind.Number(parent))
-	for p, l := range lab {
-		if l >= 0 {
-			lab[p] = parent[l]
-		}
-	}
-	next := parent[:cap(parent)]
-	for i := range next {
-		next[i] = -1
-	}
-	b.cur, b.next = lab, next
+	return lab, parent[:nl], partial, nil
+}
+
+// gather sets up the state of the n clusters labelled in b.cur: member lists in b.next,
+// areas, colour sums (32-bit while a cluster is small, 64-bit in b.big after), mean
+// colours and, when partial, opacities.
+func (b *builder) gather(n int32, partial bool) {
+	w, h, st := b.w, b.h, b.stride
+	lab, next := b.cur, b.next
 	b.head = make([]int32, n)
 	b.area = make([]int32, n)
 	b.sum = make([][3]uint32, n)
@@ -277,7 +299,6 @@ func (b *builder) label(ctx context.Context) error {
 			b.opacity[l] = uint8(div(a, b.area[l]))
 		}
 	}
-	return nil
 }
 
 // meanOf packs the rounded mean colour of a cluster with R, G, B sums s and area

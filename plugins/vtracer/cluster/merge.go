@@ -120,7 +120,27 @@ func (b *builder) wide(id int32) bool {
 // merging (parents before children), their parents, the deepest shape of every pixel,
 // and the colours of the pixels each shape shows.
 func (b *builder) hierarchy(ctx context.Context) (*Hierarchy, error) {
-	// Roots smaller than a speckle are dropped, unless no root is larger.
+	order := b.keptOrder()
+	ns := len(order)
+	h := &Hierarchy{Width: b.w, Height: b.h, Shapes: make([]Shape, ns)}
+	b.link(h, order)
+	owner, err := b.owners(ctx, h)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]int32, ns)
+	for i, c := range order {
+		ids[ns-1-i] = c
+	}
+	b.colors(h, owner, ids)
+	h.number()
+	b.unpad(h, owner)
+	return h, nil
+}
+
+// keptOrder keeps every root but those smaller than a speckle (unless no root is
+// larger) and returns the clusters of the merge order that remain.
+func (b *builder) keptOrder() []int32 {
 	speckle := int32(b.cfg.SpeckleArea)
 	big := false
 	for _, c := range b.order {
@@ -138,11 +158,14 @@ func (b *builder) hierarchy(ctx context.Context) (*Hierarchy, error) {
 		}
 		order = append(order, c)
 	}
+	return order
+}
+
+// link fills each shape's area, first pixel and parent. The parent of a shape is the
+// first kept cluster on its chain of merges: found as a cluster first, then turned into
+// a shape index kept in the areas, which are no longer needed once copied.
+func (b *builder) link(h *Hierarchy, order []int32) {
 	ns := len(order)
-	h := &Hierarchy{Width: b.w, Height: b.h, Shapes: make([]Shape, ns)}
-	// The parent of a shape is the first kept cluster on its chain of merges: found
-	// as a cluster first, then turned into a shape index kept in the areas, which are
-	// no longer needed once copied.
 	for i, c := range order {
 		s := &h.Shapes[ns-1-i]
 		s.Area = int(b.area[c])
@@ -161,13 +184,17 @@ func (b *builder) hierarchy(ctx context.Context) (*Hierarchy, error) {
 			s.Parent = int(index[s.Parent])
 		}
 	}
-	// Owners: visit shapes children first; a pixel belongs to the first shape that
-	// claims it. b.cur is reused for the owner of each padded pixel.
+}
+
+// owners finds the deepest shape of every padded pixel: shapes are visited children
+// first and a pixel belongs to the first shape that claims it. b.cur is reused for the
+// result.
+func (b *builder) owners(ctx context.Context, h *Hierarchy) ([]int32, error) {
 	owner := b.cur
 	for i := range owner {
 		owner[i] = -1
 	}
-	for i := ns - 1; i >= 0; i-- {
+	for i := len(h.Shapes) - 1; i >= 0; i-- {
 		if i&255 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -182,12 +209,13 @@ func (b *builder) hierarchy(ctx context.Context) (*Hierarchy, error) {
 			p = b.next[p]
 		}
 	}
-	ids := make([]int32, ns)
-	for i, c := range order {
-		ids[ns-1-i] = c
-	}
-	b.colors(h, owner, ids)
-	// Subtree intervals, depths and the nearest translucent shape at or above each.
+	return owner, nil
+}
+
+// number sets each shape's subtree interval (pre, post), depth and the nearest
+// translucent shape at or above it. Parents come before their children.
+func (h *Hierarchy) number() {
+	ns := len(h.Shapes)
 	size := make([]int32, ns)
 	for i := ns - 1; i >= 0; i-- {
 		size[i]++
@@ -217,8 +245,13 @@ func (b *builder) hierarchy(ctx context.Context) (*Hierarchy, error) {
 			s.translucent = int32(i)
 		}
 	}
-	// Back to unpadded pixel indices: (y+1)*stride + x + 1 -> y*w + x. Unpadded indices
-	// are never larger than padded ones, so both arrays convert in place.
+}
+
+// unpad turns padded pixel indices, (y+1)*stride + x + 1, back into unpadded ones,
+// y*w + x, in the shapes' first pixels, the owners and the member lists, and hands the
+// last two to h. Unpadded indices are never larger than padded ones, so both arrays
+// convert in place.
+func (b *builder) unpad(h *Hierarchy, owner []int32) {
 	unpad := func(p int32) int32 {
 		if p < 0 {
 			return p
@@ -238,7 +271,6 @@ func (b *builder) hierarchy(ctx context.Context) (*Hierarchy, error) {
 	}
 	h.owner = owner[:b.w*b.h]
 	h.next = b.next[:b.w*b.h]
-	return h, nil
 }
 
 // keptAbove returns the first kept cluster on the chain of merges from c, compressing

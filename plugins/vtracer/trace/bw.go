@@ -6,7 +6,7 @@ import (
 	"image/color"
 	"slices"
 
-	"github.com/tracecraft/tracecraft/internal/unionfind"
+	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
 // traceBW traces the dark pixels of img (see Binarize) as black shapes, without colour
@@ -109,7 +109,7 @@ func labelDark(ctx context.Context, img *image.NRGBA) ([]int32, int, error) {
 					if l < 0 {
 						l = u
 					} else {
-						unionfind.Union(parent, l, u)
+						label.Union(parent, l, u)
 					}
 				}
 			}
@@ -120,7 +120,7 @@ func labelDark(ctx context.Context, img *image.NRGBA) ([]int32, int, error) {
 			lab[p] = l
 		}
 	}
-	n := unionfind.Number(parent)
+	n := label.Number(parent)
 	for p, l := range lab {
 		if l >= 0 {
 			lab[p] = parent[l]

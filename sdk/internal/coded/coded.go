@@ -7,31 +7,21 @@ import (
 	"fmt"
 )
 
-// Error codes an engine (or the sdk on its behalf) answers with. The host maps them to
-// HTTP statuses: the image and settings codes are the client's to fix (400), the rest are
-// the service's (500).
+// The error codes, documented where package sdk exports them (sdk.CodeX). The host's
+// error table (host/internal/fault) holds each with its HTTP status; a test there checks
+// that it does.
 const (
-	// CodeInvalidSettings: a parameter is unknown, of the wrong type or out of range.
-	CodeInvalidSettings = "invalid_settings"
-	// CodeUnsupportedFormat: the bytes are not an image format the sdk decodes.
+	CodeInvalidSettings   = "invalid_settings"
 	CodeUnsupportedFormat = "unsupported_format"
-	// CodeCorruptImage: the image could not be decoded.
-	CodeCorruptImage = "corrupt_image"
-	// CodeTruncatedImage: the image data ends before the image does.
-	CodeTruncatedImage = "truncated_image"
-	// CodeEmptyImage: no bytes at all.
-	CodeEmptyImage = "empty_image"
-	// CodeTooManyPixels: width x height is over the host's pixel limit.
-	CodeTooManyPixels = "too_many_pixels"
-	// CodeOutputTooLarge: the SVG is larger than the protocol can carry.
-	CodeOutputTooLarge = "output_too_large"
-	// CodeInternal: anything else; a bug in the engine.
-	CodeInternal = "internal"
+	CodeCorruptImage      = "corrupt_image"
+	CodeTruncatedImage    = "truncated_image"
+	CodeEmptyImage        = "empty_image"
+	CodeTooManyPixels     = "too_many_pixels"
+	CodeOutputTooLarge    = "output_too_large"
+	CodeInternal          = "internal"
 )
 
-// Error is an error with a machine-readable code and a message a person can act on.
-// Return one from Engine.Trace to give the client a specific answer; any other error
-// reaches the client as CodeInternal.
+// Error is the coded error that package sdk exports as sdk.Error.
 type Error struct {
 	Code    string
 	Message string

@@ -1,12 +1,12 @@
-// Package unionfind is the union-find over provisional labels that the engines'
-// connected-component labellings share (Hoshen-Kopelman: one raster pass gives each pixel
-// a provisional label and joins the labels of neighbours found alike, a second numbers
-// the components).
+// Package label is a union-find over provisional labels, for engines that label the
+// connected components of an image (Hoshen-Kopelman: one raster pass gives each pixel a
+// provisional label and joins the labels of neighbours found alike, a second numbers the
+// components). The bundled engines share it; third-party engines may use it too.
 //
 // Labels are indices into a parent slice; a new label is its own parent. Union always
 // links the larger root under the smaller, and Find only shortens paths, so a label's
 // parent is never larger than the label: Number relies on that.
-package unionfind
+package label
 
 // Find returns the root of x's set, halving the path on the way.
 func Find(parent []int32, x int32) int32 {

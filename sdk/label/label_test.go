@@ -1,4 +1,4 @@
-package unionfind
+package label
 
 import (
 	"math/rand"

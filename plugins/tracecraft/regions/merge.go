@@ -1,0 +1,238 @@
+package regions
+
+import (
+	"container/heap"
+	"context"
+	"image"
+	"math"
+	"slices"
+
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
+	"github.com/tracecraft/tracecraft/sdk/label"
+)
+
+// merger holds the state of one mergeSmall run. Only the regions that start small get a
+// slot: they alone keep pixel sums and neighbour lists, as only they ever look for a
+// neighbour.
+type merger struct {
+	m             *Map
+	q             *quantize.Result
+	regionPalette []int32
+	minRegion     int
+
+	size   []int32      // pixel count per region (of the merged set, at its root)
+	slot   []int32      // slot of each region that starts small, else -1
+	sum    [][5]float64 // per slot: premultiplied R, G, B sums, alpha sum, pixel count
+	nb     [][]int32    // per slot: neighbouring regions (not yet resolved to roots)
+	parent []int32      // union-find forest of merged regions
+	cache  []quantize.Lab
+	cached []bool
+}
+
+// mergeSmall merges every region smaller than minRegion into its most similar
+// neighbour (nearest palette colour in Oklab, alpha included, transparency counting as
+// a colour of alpha 0; ties to the lower index), smallest first, until no region is
+// smaller or one has no neighbour. A merged region takes the colour of the region it
+// joins. regionPalette holds each region's palette index. It rewrites m.Labels to the
+// surviving regions' indices.
+func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Result, regionPalette []int32, n, minRegion int) error {
+	g := newMerger(m, q, regionPalette, n, minRegion)
+	g.sumColours(img)
+	if err := g.findNeighbours(ctx); err != nil {
+		return err
+	}
+	if err := g.run(ctx); err != nil {
+		return err
+	}
+	for i, l := range m.Labels {
+		m.Labels[i] = g.find(l)
+	}
+	return nil
+}
+
+// newMerger counts the regions' sizes and gives a slot to each small one.
+func newMerger(m *Map, q *quantize.Result, regionPalette []int32, n, minRegion int) *merger {
+	g := &merger{m: m, q: q, regionPalette: regionPalette, minRegion: minRegion,
+		size: make([]int32, n), slot: make([]int32, n), parent: make([]int32, n)}
+	for _, l := range m.Labels {
+		g.size[l]++
+	}
+	nSmall := int32(0)
+	for l := range g.slot {
+		g.slot[l] = -1
+		if g.small(int32(l)) {
+			g.slot[l] = nSmall
+			nSmall++
+		}
+	}
+	for i := range g.parent {
+		g.parent[i] = int32(i)
+	}
+	g.sum = make([][5]float64, nSmall)
+	g.nb = make([][]int32, nSmall)
+	g.cache = make([]quantize.Lab, nSmall)
+	g.cached = make([]bool, nSmall)
+	return g
+}
+
+func (g *merger) small(l int32) bool { return int(g.size[l]) < g.minRegion }
+
+func (g *merger) find(x int32) int32 { return label.Find(g.parent, x) }
+
+// sumColours adds up each small region's own pixels. Small regions are compared by the
+// mean of their own pixels (premultiplied sums, alpha and count), which for
+// anti-aliasing specks can differ much from their palette colour; large ones by their
+// palette colour.
+func (g *merger) sumColours(img *image.NRGBA) {
+	w, h := g.m.Width, g.m.Height
+	for y := 0; y < h; y++ {
+		row := img.Pix[y*img.Stride:]
+		for x := 0; x < w; x++ {
+			k := g.slot[g.m.Labels[y*w+x]]
+			if k < 0 {
+				continue
+			}
+			a := float64(row[4*x+3])
+			if g.q.Index[y*w+x] == quantize.Transparent {
+				a = 0
+			}
+			s := &g.sum[k]
+			s[0] += float64(row[4*x]) * a
+			s[1] += float64(row[4*x+1]) * a
+			s[2] += float64(row[4*x+2]) * a
+			s[3] += a
+			s[4]++
+		}
+	}
+}
+
+// findNeighbours builds the neighbour lists of the small regions from the 4-adjacent
+// pixel pairs with different labels, each pair once.
+func (g *merger) findNeighbours(ctx context.Context) error {
+	w, h, labels, slot := g.m.Width, g.m.Height, g.m.Labels, g.slot
+	var pairs []uint64
+	for y := 0; y < h; y++ {
+		if y%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for x := 0; x < w; x++ {
+			i := y*w + x
+			a := labels[i]
+			if x+1 < w {
+				if b := labels[i+1]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+					pairs = append(pairs, pairKey(a, b))
+				}
+			}
+			if y+1 < h {
+				if b := labels[i+w]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+					pairs = append(pairs, pairKey(a, b))
+				}
+			}
+		}
+	}
+	slices.Sort(pairs)
+	for i, p := range pairs {
+		if i > 0 && pairs[i-1] == p {
+			continue
+		}
+		a, b := int32(p>>32), int32(uint32(p))
+		if k := slot[a]; k >= 0 {
+			g.nb[k] = append(g.nb[k], b)
+		}
+		if k := slot[b]; k >= 0 {
+			g.nb[k] = append(g.nb[k], a)
+		}
+	}
+	return nil
+}
+
+// colour is the colour a region is compared by. The colour of a small region is cached
+// until it grows.
+func (g *merger) colour(l int32) quantize.Lab {
+	if k := g.slot[l]; k >= 0 && g.small(l) {
+		if !g.cached[k] {
+			s := &g.sum[k]
+			g.cache[k], g.cached[k] = quantize.Lab{}, true
+			if s[3] > 0 {
+				g.cache[k] = quantize.ToLabF(s[0]/s[3], s[1]/s[3], s[2]/s[3], s[3]/s[4]/255)
+			}
+		}
+		return g.cache[k]
+	}
+	if k := g.regionPalette[l]; k >= 0 {
+		return g.q.Lab[k]
+	}
+	return quantize.Lab{}
+}
+
+// run merges the small regions, smallest first, each into its nearest-coloured
+// neighbour; a region that is still small after growing goes back on the queue.
+func (g *merger) run(ctx context.Context) error {
+	pq := &sizeQueue{}
+	for l := int32(0); l < int32(len(g.size)); l++ {
+		if g.small(l) {
+			pq.items = append(pq.items, queued{g.size[l], l})
+		}
+	}
+	heap.Init(pq)
+	steps := 0
+	for pq.Len() > 0 {
+		it := heap.Pop(pq).(queued)
+		l := it.id
+		if g.find(l) != l || g.size[l] != it.size || !g.small(l) {
+			continue
+		}
+		if steps++; steps%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		kl := g.slot[l]
+		list := g.roots(kl, l)
+		if len(list) == 0 {
+			continue
+		}
+		cl := g.colour(l)
+		best, bd := int32(-1), float32(math.MaxFloat32)
+		for _, v := range list {
+			if d := quantize.Dist2(cl, g.colour(v)); d < bd {
+				best, bd = v, d
+			}
+		}
+		g.parent[l] = best
+		g.size[best] += g.size[l]
+		if kb := g.slot[best]; kb >= 0 {
+			for c, v := range g.sum[kl] {
+				g.sum[kb][c] += v
+			}
+			g.cached[kb] = false
+			if g.small(best) {
+				g.nb[kb] = append(g.nb[kb], list...)
+				heap.Push(pq, queued{g.size[best], best})
+			}
+		}
+		g.nb[kl] = nil
+	}
+	return nil
+}
+
+// roots resolves slot k's neighbour list (of region l) to the current roots, sorted and
+// without duplicates or l itself, and stores it back.
+func (g *merger) roots(k, l int32) []int32 {
+	list := g.nb[k]
+	for i, v := range list {
+		list[i] = g.find(v)
+	}
+	slices.Sort(list)
+	n := 0
+	for i, v := range list {
+		if v != l && (i == 0 || v != list[i-1]) {
+			list[n] = v
+			n++
+		}
+	}
+	g.nb[k] = list[:n]
+	return g.nb[k]
+}
