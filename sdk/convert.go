@@ -19,7 +19,7 @@ var paramTypes = map[ParamType]tracev1.ParamType{
 
 func descriptorToProto(d Descriptor) *tracev1.DescribeResponse {
 	out := &tracev1.DescribeResponse{
-		Name: d.Name, Version: d.Version, Description: d.Description, SdkVersion: Version,
+		Name: d.Name, Version: d.Version, Description: d.Description, SdkVersion: wire.ReportedSDKVersion(),
 		ReadsImageFile: true, ReadsImageRange: true, KeepsDecoded: true,
 	}
 	switch d.Stability {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -185,11 +186,30 @@ func (d Descriptor) Validate() error {
 			}
 			continue
 		}
+		if want := goTypes[p.Type]; reflect.TypeOf(p.Default) != want {
+			bad("%s: default %#v has Go type %T; a %s parameter's default must be a %s%s", where, p.Default, p.Default, p.Type, want, literalHint(p.Default))
+			continue
+		}
 		if msg := p.Check(p.Default); msg != "" {
 			bad("%s: default %v %s", where, p.Default, msg)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// goTypes are the Go types of each parameter type's values.
+var goTypes = map[ParamType]reflect.Type{
+	Number: reflect.TypeFor[float64](), Enum: reflect.TypeFor[string](),
+	Boolean: reflect.TypeFor[bool](), String: reflect.TypeFor[string](),
+}
+
+// literalHint suggests the float64 literal for an integer default written as an int.
+func literalHint(v any) string {
+	switch x := v.(type) {
+	case int, int32, int64, uint, uint8, uint32, uint64:
+		return fmt.Sprintf(" (write %v.0, not %v)", x, x)
+	}
+	return ""
 }
 
 func quoteList(values []string) string {

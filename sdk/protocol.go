@@ -15,15 +15,16 @@ import (
 // Version is the version of this sdk, reported by plugins in their description.
 const Version = wire.SDKVersion
 
-// versionedPlugins returns the plugin sets of every protocol version this sdk serves
-// for engine e.
+// versionedPlugins returns the plugin set of the protocol version this sdk serves for
+// engine e: the newest; the host keeps serving the one before (see the README's
+// protocol policy).
 func versionedPlugins(e bound, logger hclog.Logger) map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
-		1: {wire.PluginName: &grpcPlugin{engine: e, logger: logger}},
+		wire.PluginProtocol(): {wire.PluginName: &grpcPlugin{engine: e, logger: logger}},
 	}
 }
 
-// grpcPlugin binds the v1 gRPC service to go-plugin, on the plugin side.
+// grpcPlugin binds the gRPC service (the same for protocols 1 and 2) to go-plugin, on the plugin side.
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
 	engine bound

@@ -1,11 +1,13 @@
 // Package enginetest is the conformance suite every Tracecraft engine runs from its own
 // tests, so that a third-party engine is held to the same rules as the bundled ones:
 //
-//	func TestConformance(t *testing.T) { enginetest.Run(t, myengine.New) }
+//	func TestConformance(t *testing.T) { enginetest.Run[myengine.Params](t, myengine.New) }
 //
 // It checks the self-description, the SVG every parameter value produces (which must pass
-// svg.Check, as the host refuses any SVG that does not), determinism,
-// the edge cases (1x1 and fully transparent images) and that cancellation stops a trace.
+// svg.Check, as the host refuses any SVG that does not, and must draw an opaque image),
+// determinism, the edge cases (1x1 and fully transparent images) and that cancellation
+// stops a trace; every trace has a deadline (TraceDeadline). RunBinary runs the built
+// plugin the way the host does.
 package enginetest
 
 import (
@@ -26,11 +28,25 @@ import (
 // CancelGrace is how long an engine may keep running after its context is cancelled.
 const CancelGrace = 5 * time.Second
 
+// TraceDeadline bounds every trace of the suite: the sample images are small, so an
+// engine that takes longer is stuck (or a parameter at the edge of its range makes it
+// sleep). After the first trace past it the suite stops tracing, so a stuck engine fails
+// in seconds rather than holding the suite for minutes.
+var TraceDeadline = 10 * time.Second
+
+// stuck is set once a trace passed TraceDeadline; later traces are skipped.
+type stuck struct{ label string }
+
 // Run runs the conformance suite against engines made by newEngine. Each subtest uses a
 // fresh engine, as each plugin process has its own.
 func Run[P any, E sdk.Engine[P]](t *testing.T, newEngine func() E) {
 	t.Helper()
 	desc := newEngine().Describe()
+	st := &stuck{}
+	mustTrace := func(t *testing.T, e sdk.Engine[P], img *image.NRGBA, p P, label string) []byte {
+		t.Helper()
+		return traceWithin(t, st, func(ctx context.Context) ([]byte, error) { return e.Trace(ctx, img, p) }, label)
+	}
 	t.Run("describes a valid schema", func(t *testing.T) {
 		if err := desc.Validate(); err != nil {
 			t.Fatalf("Describe() is not valid:\n%v", err)
@@ -53,7 +69,7 @@ func Run[P any, E sdk.Engine[P]](t *testing.T, newEngine func() E) {
 		e := newEngine()
 		for _, s := range Samples() {
 			out := mustTrace(t, e, s.Image, defaults, s.Name)
-			checkSVG(t, out, s.Image, s.Name)
+			checkDrawing(t, out, s)
 		}
 	})
 
@@ -122,13 +138,60 @@ func Run[P any, E sdk.Engine[P]](t *testing.T, newEngine func() E) {
 	})
 }
 
-func mustTrace[P any](t *testing.T, e sdk.Engine[P], img *image.NRGBA, p P, label string) []byte {
+// traceWithin runs trace with a context that ends after TraceDeadline. Past the deadline
+// it fails the test and marks st, after which it skips instead of tracing. An engine
+// that ignores the deadline is left running: the test has failed.
+func traceWithin(t *testing.T, st *stuck, trace func(context.Context) ([]byte, error), label string) []byte {
 	t.Helper()
-	out, err := e.Trace(context.Background(), img, p)
-	if err != nil {
-		t.Fatalf("%s: Trace: %v", label, err)
+	if st.label != "" {
+		t.Skipf("skipped: the trace of %s passed the %v deadline", st.label, TraceDeadline)
 	}
-	return out
+	ctx, cancel := context.WithTimeout(context.Background(), TraceDeadline)
+	defer cancel()
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := trace(ctx)
+		done <- result{out, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(TraceDeadline + CancelGrace):
+		r.err = context.DeadlineExceeded
+	}
+	if errors.Is(r.err, context.DeadlineExceeded) || ctx.Err() != nil {
+		st.label = label
+		t.Fatalf("%s: the trace took more than %v (TraceDeadline): the suite's images are small", label, TraceDeadline)
+	}
+	if r.err != nil {
+		t.Fatalf("%s: Trace: %v", label, r.err)
+	}
+	return r.out
+}
+
+// checkDrawing checks out as checkSVG does and that it draws something when the image
+// is opaque and larger than a few pixels: an engine that returns an empty document for
+// every image would otherwise pass.
+func checkDrawing(t *testing.T, out []byte, s Sample) {
+	t.Helper()
+	info := checkSVG(t, out, s.Image, s.Name)
+	if info != nil && info.DrawingElements() == 0 && opaque(s.Image) && s.Image.Rect.Dx()*s.Image.Rect.Dy() >= 256 {
+		t.Errorf("%s: the SVG draws nothing for a %dx%d opaque image:\n%s", s.Name, s.Image.Rect.Dx(), s.Image.Rect.Dy(), clip(out))
+	}
+}
+
+// opaque reports whether every pixel of img is opaque.
+func opaque(img *image.NRGBA) bool {
+	for i := 3; i < len(img.Pix); i += 4 {
+		if img.Pix[i] != 255 {
+			return false
+		}
+	}
+	return true
 }
 
 // checkSVG inspects out and checks its viewBox matches img; it returns nil on failure.

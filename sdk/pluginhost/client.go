@@ -61,6 +61,8 @@ type Client struct {
 	// readsRange whether it reads an image from part of a file; keepsDecoded whether it
 	// keeps an analysed image for the next Trace.
 	described, readsFile, readsRange, keepsDecoded atomic.Bool
+	// sdkVersion is the sdk release the plugin was built with, from its description.
+	sdkVersion atomic.Value
 }
 
 // Start launches the plugin at l.Path, performs the handshake (negotiating the protocol
@@ -100,12 +102,12 @@ func Start(l Launch) (*Client, error) {
 	onSpawnerThread(func() { _, startErr = pc.Start() })
 	if startErr != nil {
 		pc.Kill()
-		return nil, fmt.Errorf("start %s: %w", l.Path, startErr)
+		return nil, fmt.Errorf("start %s: %w", l.Path, versionError(startErr))
 	}
 	proto, err := pc.Client()
 	if err != nil {
 		pc.Kill()
-		return nil, fmt.Errorf("connect to %s: %w", l.Path, err)
+		return nil, fmt.Errorf("connect to %s: %w", l.Path, versionError(err))
 	}
 	raw, err := proto.Dispense(wire.PluginName)
 	if err != nil {
@@ -152,6 +154,14 @@ func (c *Client) noteCapabilities(r *tracev1.DescribeResponse) {
 	c.readsFile.Store(r.GetReadsImageFile())
 	c.readsRange.Store(r.GetReadsImageRange())
 	c.keepsDecoded.Store(r.GetKeepsDecoded())
+	c.sdkVersion.Store(r.GetSdkVersion())
+}
+
+// SDKVersion returns the version of the sdk the plugin was built with, as its first
+// description reported it ("" before Describe, or if it reported none).
+func (c *Client) SDKVersion() string {
+	v, _ := c.sdkVersion.Load().(string)
+	return v
 }
 
 // learn asks the plugin for its description once, to learn what it supports.

@@ -189,10 +189,60 @@ func TestKillEndsThePluginAndTheProcessesItStarted(t *testing.T) {
 	}
 }
 
-func TestStartRefusesAPluginOfAnUnknownProtocolVersion(t *testing.T) {
+func TestStartRefusesAPluginOfAnUnknownProtocolVersionSayingWhatToRebuildWith(t *testing.T) {
 	_, err := pluginhost.Start(pluginhost.Launch{Path: testbin.TestEngine(t, "testengine", "protocol9")})
-	if err == nil || !strings.Contains(err.Error(), "version") {
-		t.Fatalf("got %v, want a protocol version error", err)
+	want := "the engine speaks protocol 9, this host protocols 1 to 2 (sdk releases 1.x to 2.x): rebuild the engine with sdk release 2.x, or upgrade the host to one that speaks protocol 9"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("got %v\nwant an error saying %q", err, want)
+	}
+}
+
+// previousSDKEngine builds the test engine as the previous sdk release would: serving
+// protocol N-1 only and reporting sdk 1.4.0.
+func previousSDKEngine(t *testing.T) string {
+	const wire = "github.com/tracecraft/tracecraft/sdk/internal/wire"
+	return testbin.Build(t, "./internal/testengine", "main.name=testengine",
+		wire+".servedProtocol="+strconv.Itoa(pluginhost.OldestProtocol), wire+".reportedSDK=1.4.0")
+}
+
+// TestHostServesTheCurrentAndThePreviousProtocol starts a plugin of this sdk and one
+// built as the previous release's, side by side: each negotiates its own protocol,
+// reports its sdk version and traces.
+func TestHostServesTheCurrentAndThePreviousProtocol(t *testing.T) {
+	tests := []struct {
+		name     string
+		path     string
+		protocol int
+		sdk      string
+	}{
+		{"this sdk", testbin.TestEngine(t, "testengine", ""), pluginhost.ProtocolVersion, sdk.Version},
+		{"the previous sdk", previousSDKEngine(t), pluginhost.OldestProtocol, "1.4.0"},
+	}
+	if pluginhost.OldestProtocol != pluginhost.ProtocolVersion-1 || sdk.Version != "2.0.0" {
+		t.Fatalf("protocols %d..%d, sdk %s: the policy is N and N-1", pluginhost.OldestProtocol, pluginhost.ProtocolVersion, sdk.Version)
+	}
+	img := testbin.SolidPNG(t, 8, 6, color.NRGBA{G: 255, A: 255})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := pluginhost.Start(pluginhost.Launch{Path: tt.path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Kill()
+			if c.Protocol() != tt.protocol {
+				t.Errorf("negotiated protocol %d, want %d", c.Protocol(), tt.protocol)
+			}
+			if _, err := c.Describe(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			if c.SDKVersion() != tt.sdk {
+				t.Errorf("sdk version %q, want %q", c.SDKVersion(), tt.sdk)
+			}
+			res, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img})
+			if err != nil || !strings.Contains(string(res.SVG), `fill="#0f0"`) {
+				t.Errorf("trace: %v %s", err, res.SVG)
+			}
+		})
 	}
 }
 

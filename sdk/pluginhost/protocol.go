@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
@@ -21,8 +23,12 @@ import (
 // speak the protocol by hand (the tests' engine of an unknown protocol version).
 var Handshake = wire.Handshake
 
-// ProtocolVersion is the newest host-plugin protocol version the host speaks.
+// ProtocolVersion is the newest host-plugin protocol version the host speaks (N).
 const ProtocolVersion = wire.ProtocolVersion
+
+// OldestProtocol is the oldest protocol version the host speaks (N-1): engines built
+// with the previous sdk release keep working.
+const OldestProtocol = wire.OldestProtocol
 
 // MaxMessageBytes bounds one protocol message, and so the SVG an engine can return.
 const MaxMessageBytes = wire.MaxMessageBytes
@@ -31,11 +37,33 @@ const MaxMessageBytes = wire.MaxMessageBytes
 // '-' and '_', starting with a letter, at most 32 bytes, and not a reserved settings key.
 func ValidEngineName(name string) bool { return wire.ValidEngineName(name) }
 
-// hostPlugins returns the plugin sets of every protocol version the host speaks.
+// hostPlugins returns the plugin sets of every protocol version the host speaks, N and
+// N-1; go-plugin negotiates the newest the plugin also speaks.
 func hostPlugins() map[int]plugin.PluginSet {
-	return map[int]plugin.PluginSet{
-		1: {wire.PluginName: &grpcPlugin{}},
+	sets := map[int]plugin.PluginSet{}
+	for v := OldestProtocol; v <= ProtocolVersion; v++ {
+		sets[v] = plugin.PluginSet{wire.PluginName: &grpcPlugin{}}
 	}
+	return sets
+}
+
+// pluginVersion finds the plugin's protocol version in go-plugin's handshake error.
+var pluginVersion = regexp.MustCompile(`Plugin version: (\d+)`)
+
+// versionError explains a failed handshake that was a protocol mismatch: which
+// protocol the plugin speaks and which sdk release to rebuild it with.
+func versionError(err error) error {
+	m := pluginVersion.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	v, _ := strconv.Atoi(m[1])
+	hint := fmt.Sprintf("rebuild the engine with sdk release %s", wire.SDKRelease(ProtocolVersion))
+	if v > ProtocolVersion {
+		hint += ", or upgrade the host to one that speaks protocol " + m[1]
+	}
+	return fmt.Errorf("the engine speaks protocol %d, this host protocols %d to %d (sdk releases %s to %s): %s",
+		v, OldestProtocol, ProtocolVersion, wire.SDKRelease(OldestProtocol), wire.SDKRelease(ProtocolVersion), hint)
 }
 
 // grpcPlugin binds the v1 gRPC service to go-plugin, on the host side.

@@ -68,6 +68,8 @@ type Engine struct {
 	Hash string
 	// Protocol is the negotiated protocol version.
 	Protocol int
+	// SDKVersion is the sdk release the plugin was built with, as it reports it.
+	SDKVersion string
 	// LoadedAt is when this generation was loaded.
 	LoadedAt time.Time
 
@@ -79,6 +81,10 @@ type Status struct {
 	Name      string `json:"name"`
 	Version   string `json:"version,omitempty"`
 	Stability string `json:"stability,omitempty"`
+	// SDKVersion is the sdk release the plugin was built with; Protocol the protocol
+	// version the host speaks with it (see the README's protocol policy).
+	SDKVersion string `json:"sdkVersion,omitempty"`
+	Protocol   int    `json:"protocol,omitempty"`
 	// Status is "ready", or "failed" when the file could not be loaded.
 	Status string `json:"status"`
 	// Error says why the engine failed to load, or why its newest file was refused
@@ -250,7 +256,7 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 		r.removeCopy(exe, path)
 		return fmt.Errorf("invalid description: %w", err)
 	}
-	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer)}
+	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), SDKVersion: c.SDKVersion(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer)}
 	e.pool.onDrained = func() { r.removeCopy(exe, path) }
 	e.pool.onStart = func(c *pluginhost.Client) { r.recordGroup(c.Pid()) }
 	e.pool.adopt(c)
@@ -265,10 +271,10 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 	delete(r.failed, name)
 	r.mu.Unlock()
 	if old != nil {
-		r.logger.Info("engine upgraded", "engine", name, "from", old.Desc.Version, "to", desc.Version, "protocol", e.Protocol)
+		r.logger.Info("engine upgraded", "engine", name, "from", old.Desc.Version, "to", desc.Version, "protocol", e.Protocol, "sdk", e.SDKVersion)
 		old.pool.close()
 	} else {
-		r.logger.Info("engine loaded", "engine", name, "version", desc.Version, "stability", desc.Stability.String(), "protocol", e.Protocol, "file", path)
+		r.logger.Info("engine loaded", "engine", name, "version", desc.Version, "stability", desc.Stability.String(), "protocol", e.Protocol, "sdk", e.SDKVersion, "file", path)
 	}
 	return nil
 }
@@ -376,7 +382,7 @@ func (r *Registry) Statuses() []Status {
 	for name, e := range r.engines {
 		live, busy := e.pool.counts()
 		out = append(out, Status{Name: name, Version: e.Desc.Version, Stability: e.Desc.Stability.String(),
-			Status: "ready", Error: r.failed[name], Processes: live, Busy: busy})
+			SDKVersion: e.SDKVersion, Protocol: e.Protocol, Status: "ready", Error: r.failed[name], Processes: live, Busy: busy})
 	}
 	for name, why := range r.failed {
 		if _, ok := r.engines[name]; !ok {

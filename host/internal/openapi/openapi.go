@@ -456,9 +456,11 @@ func healthSchemas(out obj) {
 		"type":     "object",
 		"required": []string{"name", "status"},
 		"properties": obj{"name": str, "version": str, "stability": str,
-			"status":    obj{"type": "string", "description": "ready, or failed when its file could not be loaded."},
-			"error":     str,
-			"processes": count, "busy": count},
+			"sdkVersion": obj{"type": "string", "description": "the sdk release the engine was built with."},
+			"protocol":   obj{"type": "integer", "description": "the protocol version the host speaks with the engine: the newest, or the one before for an engine built with the previous sdk release."},
+			"status":     obj{"type": "string", "description": "ready, or failed when its file could not be loaded."},
+			"error":      str,
+			"processes":  count, "busy": count},
 	}
 	out["Health"] = obj{
 		"type":     "object",

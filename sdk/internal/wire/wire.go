@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 
 	"github.com/hashicorp/go-plugin"
 	"golang.org/x/sys/unix"
@@ -18,13 +19,49 @@ import (
 )
 
 // SDKVersion is the version of the sdk a plugin was built with, reported in its
-// description (and shown by the host in /api/health).
-const SDKVersion = "1.0.0"
+// description (and shown by the host in /api/health). 2.0.0 brought typed parameters.
+const SDKVersion = "2.0.0"
 
-// ProtocolVersion is the newest host-plugin protocol version this sdk speaks. The
-// version is negotiated in the go-plugin handshake: the host offers every version it
-// knows and the plugin picks the newest they share.
-const ProtocolVersion = 1
+// The protocol policy: the host serves the newest protocol version N and the one before
+// it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
+// engines built with the previous sdk release keep working for one more release. A
+// plugin serves the newest version of its sdk.
+const (
+	// ProtocolVersion is N, the protocol of this sdk release.
+	ProtocolVersion = 2
+	// OldestProtocol is N-1, the oldest protocol the host still serves.
+	OldestProtocol = ProtocolVersion - 1
+)
+
+// SDKRelease names the sdk release line that speaks a protocol version, for the error a
+// host gives a plugin it cannot speak to. Protocol 2 carries the same messages as
+// protocol 1; its number moved with the sdk's major version, whose engines decode typed
+// parameters.
+func SDKRelease(protocol int) string {
+	return strconv.Itoa(protocol) + ".x"
+}
+
+// servedProtocol and reportedSDK, when set at link time
+// (-X github.com/tracecraft/tracecraft/sdk/internal/wire.servedProtocol=1), make a plugin
+// serve that protocol only and report that sdk version: the tests build an engine as the
+// previous sdk release did.
+var servedProtocol, reportedSDK string
+
+// PluginProtocol is the protocol version a plugin of this sdk serves.
+func PluginProtocol() int {
+	if n, err := strconv.Atoi(servedProtocol); err == nil {
+		return n
+	}
+	return ProtocolVersion
+}
+
+// ReportedSDKVersion is the sdk version a plugin reports in its description.
+func ReportedSDKVersion() string {
+	if reportedSDK != "" {
+		return reportedSDK
+	}
+	return SDKVersion
+}
 
 // MaxMessageBytes bounds one protocol message. A 10 MB upload or a 40-megapixel image
 // fits easily; the bound is for the SVG coming back, which for a photograph can be
