@@ -50,8 +50,20 @@ func hostPlugins() map[int]plugin.PluginSet {
 // pluginVersion finds the plugin's protocol version in go-plugin's handshake error.
 var pluginVersion = regexp.MustCompile(`Plugin version: (\d+)`)
 
-// versionError explains a failed handshake that was a protocol mismatch: which
-// protocol the plugin speaks and which sdk release to rebuild it with.
+// VersionError is a failed handshake that was a protocol mismatch. Its message says
+// which protocol the plugin speaks and which sdk release to rebuild it with, and holds
+// no file paths, so a host may show it publicly.
+type VersionError struct {
+	// Protocol is the protocol version the plugin speaks.
+	Protocol int
+	msg      string
+}
+
+// Error returns the explanation.
+func (e *VersionError) Error() string { return e.msg }
+
+// versionError returns err as a *VersionError when go-plugin's handshake error shows a
+// protocol mismatch, else err itself.
 func versionError(err error) error {
 	m := pluginVersion.FindStringSubmatch(err.Error())
 	if m == nil {
@@ -62,8 +74,8 @@ func versionError(err error) error {
 	if v > ProtocolVersion {
 		hint += ", or upgrade the host to one that speaks protocol " + m[1]
 	}
-	return fmt.Errorf("the engine speaks protocol %d, this host protocols %d to %d (sdk releases %s to %s): %s",
-		v, OldestProtocol, ProtocolVersion, wire.SDKRelease(OldestProtocol), wire.SDKRelease(ProtocolVersion), hint)
+	return &VersionError{Protocol: v, msg: fmt.Sprintf("the engine speaks protocol %d, this host protocols %d to %d (sdk releases %s to %s): %s",
+		v, OldestProtocol, ProtocolVersion, wire.SDKRelease(OldestProtocol), wire.SDKRelease(ProtocolVersion), hint)}
 }
 
 // grpcPlugin binds the v1 gRPC service to go-plugin, on the host side.

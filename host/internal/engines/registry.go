@@ -235,6 +235,10 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 	c, err := pluginhost.Start(launch)
 	if err != nil {
 		r.removeCopy(exe, path)
+		var ve *pluginhost.VersionError
+		if errors.As(err, &ve) {
+			return ve // says which sdk release to rebuild with, and holds no paths
+		}
 		return hidden(fmt.Errorf("handshake failed: %w", err), "the plugin did not start or failed the handshake "+
 			"(not a Tracecraft engine, or built with an sdk whose protocol this host does not serve)")
 	}
