@@ -84,7 +84,7 @@ func Start(l Launch) (*Client, error) {
 		StartTimeout:     timeout,
 		Stderr:           l.Stderr,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(maxRecv), grpc.MaxCallSendMsgSize(MaxMessageBytes)),
+			grpc.MaxCallRecvMsgSize(maxRecv), grpc.MaxCallSendMsgSize(MaxMessageBytes), grpc.ForceCodecV2(newSVGCodec())),
 			grpc.WithInitialWindowSize(flowWindow), grpc.WithInitialConnWindowSize(flowWindow),
 			grpc.WithReadBufferSize(ioBuffer), grpc.WithWriteBufferSize(ioBuffer)},
 	})

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -53,6 +54,9 @@ type Config struct {
 
 // DefaultMaxSVG is the default bound on an engine's SVG: 64 MiB.
 const DefaultMaxSVG = 64 << 20
+
+// bigSVG is the size from which an SVG's check is preceded by a garbage collection.
+const bigSVG = 16 << 20
 
 // answerSlack is what an answer of the protocol holds beside its SVG.
 const answerSlack = 64 << 10
@@ -420,6 +424,14 @@ func (r *Registry) checkOutput(e *Engine, tr sdk.TraceResult, err error) error {
 	}
 	if err != nil {
 		return err
+	}
+	if len(tr.SVG) >= bigSVG {
+		// The check makes garbage of about twice the SVG's size, and the frames the SVG
+		// arrived in wait in gRPC's buffer pool (a sync.Pool, emptied over two
+		// collections). Collected now, the heap's goal is set by the SVG alone, and the
+		// check's garbage reuses the frames' memory instead of adding to it.
+		runtime.GC()
+		runtime.GC()
 	}
 	if err := svg.Check(tr.SVG, tr.Width, tr.Height); err != nil {
 		return fault.Wrap(err, fault.EngineBadOutput, "engine %q made an SVG the service refuses to serve: %v", e.Desc.Name, err)
