@@ -102,3 +102,38 @@ func TestWhatAnEngineStartsDiesWithTheHost(t *testing.T) {
 	}
 	h2.log.waitFor(t, regexp.MustCompile(`killed processes left by an engine`), 5*time.Second)
 }
+
+// TestAHalfCopiedEngineIsNotLoaded writes half of an engine binary into the plugins
+// folder, executable, and pauses past the watcher's debounce: the host must wait, not
+// run it, and load it once the copy completes.
+func TestAHalfCopiedEngineIsNotLoaded(t *testing.T) {
+	dir := newPlugins(t, "testengine")
+	h := startHost(t, dir, "")
+	bin, err := os.ReadFile(testbin.TestEngine(t, "late", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "tracecraft-engine-late"), os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(bin[:len(bin)/2]); err != nil {
+		t.Fatal(err)
+	}
+	h.log.waitFor(t, regexp.MustCompile(`engine file not complete yet; waiting: engine=late`), 10*time.Second)
+	time.Sleep(3 * time.Second) // several debounces
+	if regexp.MustCompile(`engine not loaded.*engine=late|engine loaded.*engine=late`).MatchString(h.log.String()) {
+		t.Fatalf("the half-copied file was started:\n%s", h.log.String())
+	}
+	if strings.Contains(string(h.get("/api/health").body), `"late"`) {
+		t.Errorf("/api/health lists the half-copied engine: %s", h.get("/api/health").body)
+	}
+	if _, err := f.Write(bin[len(bin)/2:]); err != nil {
+		t.Fatal(err)
+	}
+	h.log.waitFor(t, regexp.MustCompile(`engine loaded: engine=late`), 20*time.Second)
+	if r := h.vectorize(testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255}), `{"engine":"late"}`); r.status != 200 {
+		t.Errorf("the completed engine: %s", r)
+	}
+}

@@ -169,6 +169,11 @@ func (r *Registry) Reload(ctx context.Context, only func(name string) bool) (int
 		if same {
 			continue
 		}
+		if why := incomplete(path, st.Size()); why != "" {
+			// Not marked seen: the copy's next write, or the next scan, tries again.
+			r.logger.Info("engine file not complete yet; waiting", "engine", name, "file", path, "why", why)
+			continue
+		}
 		if err := r.load(ctx, name, path, st); err != nil {
 			r.logger.Error("engine not loaded", "engine", name, "file", path, "error", err)
 			r.mu.Lock()
