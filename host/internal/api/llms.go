@@ -72,7 +72,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("- 400: missing_image, empty_image, unsupported_format (GIF, SVG, PDF, ...), corrupt_image, truncated_image, image_too_large, too_many_pixels, invalid_settings, invalid_request. Correct the request.")
 	p("- 401: invalid_api_key (or missing_api_key on /api/usage). Use a valid key.")
 	p("- 429: queue_full. Wait the Retry-After seconds, then retry.")
-	p("- 503: job_timeout (the job ran too long; try a smaller image or simpler settings), engine_unavailable.")
+	p("- 503: job_timeout (the job ran too long; try a smaller image or simpler settings), engine_unavailable (not installed, cannot start, or crashing in a loop: wait the Retry-After seconds when given).")
 	p("- 500: engine_crashed (the engine was restarted; retry), output_too_large, engine_bad_output (the engine made an SVG the service refuses to serve; the message names the engine and the problem), internal.")
 	p("- 404 not_found, 405 method_not_allowed.")
 	p("")

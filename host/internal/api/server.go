@@ -142,6 +142,9 @@ func (s *Server) fail(c *gin.Context, err error) {
 		}
 		c.Header("Retry-After", strconv.Itoa(full.RetryAfter))
 	}
+	if fe.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(fe.RetryAfter))
+	}
 	status := statusOf(fe.Code)
 	c.Set(logError, fe.Code)
 	if fe.Err != nil && status >= 500 {

@@ -52,6 +52,9 @@ type Error struct {
 	Details []Detail
 	// Err is the underlying cause, kept for logs; it is never shown to clients.
 	Err error
+	// RetryAfter, when positive, is the number of seconds after which a retry may work,
+	// sent as the Retry-After header.
+	RetryAfter int
 }
 
 // Error returns the code and message.

@@ -58,7 +58,7 @@ var codeHelp = map[string]string{
 	fault.MissingAPIKey:     "the endpoint needs an X-API-Key header",
 	fault.QueueFull:         "the lane's queue is full, or the upload memory budget is spent; retry after Retry-After seconds",
 	fault.JobTimeout:        "the job passed the job time limit and was stopped",
-	fault.EngineUnavailable: "the engine needed is not installed or cannot start",
+	fault.EngineUnavailable: "the engine needed is not installed or cannot start, or crashed in a loop and is refused for the Retry-After seconds",
 	fault.StoreUnavailable:  "the key and usage database cannot be reached; retry shortly",
 	fault.EngineCrashed:     "the engine process crashed on the image; it has been restarted",
 	fault.OutputTooLarge:    "the SVG is over the engine's output limit",
