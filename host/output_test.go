@@ -169,9 +169,9 @@ func BenchmarkBigSVGPeakRSS(b *testing.B) {
 				}
 				peak := vmHWM(b, h.cmd.Process.Pid)
 				n := float64(len(r.body))
-				b.ReportMetric(float64(before)/(1<<20), "RSS-before-MB")
-				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MB")
-				b.ReportMetric(n/(1<<20), "answer-MB")
+				b.ReportMetric(float64(before)/(1<<20), "RSS-before-MiB")
+				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")
+				b.ReportMetric(n/(1<<20), "answer-MiB")
 				b.ReportMetric(float64(peak)/n, "peak/N")
 				if limit := 2*n + 50<<20; float64(peak) > limit {
 					b.Errorf("peak RSS %.0f MiB for an answer of %.0f MiB, over 2 N + 50 MB = %.0f MiB", float64(peak)/(1<<20), n/(1<<20), limit/(1<<20))

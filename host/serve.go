@@ -38,6 +38,9 @@ type serveConfig struct {
 	queue        int
 	uploadMemory int64
 	idleTimeout  time.Duration
+	crashLimit   int
+	crashWindow  time.Duration
+	crashBackoff time.Duration
 }
 
 // serve runs the HTTP service until ctx ends (SIGINT or SIGTERM), then drains it.
@@ -49,6 +52,9 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.IntVar(&cfg.queue, "queue", 32, "jobs that may wait per lane beyond those running; more are answered 429")
 	fs.Int64Var(&cfg.uploadMemory, "upload-memory", 512<<20, "bytes of uploads held at once, all requests together; more are answered 429")
 	fs.DurationVar(&cfg.idleTimeout, "engine-idle-timeout", 5*time.Minute, "stop engine processes idle this long, keeping one per engine")
+	fs.IntVar(&cfg.crashLimit, "crash-limit", 5, "crashes of an engine within --crash-window that mark it failing")
+	fs.DurationVar(&cfg.crashWindow, "crash-window", time.Minute, "the window of --crash-limit")
+	fs.DurationVar(&cfg.crashBackoff, "crash-backoff", 30*time.Second, "how long a failing engine's jobs are refused (503) before it is tried again; doubled when it fails again, up to 16 times")
 	cfg.storeFlags(fs)
 	cfg.engineFlags(fs)
 	cfg.logFlags(fs)
@@ -86,6 +92,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	reg := engines.New(engines.Config{
 		Dir: cfg.pluginsDir, RunDir: runDir, Processes: 2 * cfg.workers,
 		IdleTimeout: cfg.idleTimeout, Logger: logger, Observer: mets, MaxSVG: cfg.maxSVG,
+		CrashLimit: cfg.crashLimit, CrashWindow: cfg.crashWindow, CrashBackoff: cfg.crashBackoff,
 	})
 	defer reg.Close()
 	n, err := reg.Reload(ctx, nil)

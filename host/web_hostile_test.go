@@ -115,11 +115,13 @@ func TestHostileSVGCannotRunInTheBrowser(t *testing.T) {
 	fulfilled.Wait()
 	// It is shown: the image decodes (an SVG with a foreignObject taints a canvas, so its
 	// pixels cannot be read back; the screenshot shows the green square).
-	shown := eval[bool](p, `(async () => {
-		const img = document.getElementById('img-svg');
-		await img.decode();
-		return img.src.startsWith('blob:') && img.naturalWidth > 0 && !img.hidden;
-	})()`)
+	shown := testbin.Eventually(15*time.Second, func() bool {
+		return eval[bool](p, `(async () => {
+			const img = document.getElementById('img-svg');
+			try { await img.decode(); } catch (e) { return false; }
+			return img.src.startsWith('blob:') && img.naturalWidth > 0 && !img.hidden;
+		})()`)
+	})
 	if !shown {
 		t.Errorf("the page does not show the SVG as a blob: image")
 	}

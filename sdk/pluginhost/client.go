@@ -92,7 +92,7 @@ func Start(l Launch) (*Client, error) {
 		StartTimeout:     timeout,
 		Stderr:           l.Stderr,
 		GRPCDialOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(
-			grpc.MaxCallRecvMsgSize(maxRecv), grpc.MaxCallSendMsgSize(wire.MaxMessageBytes)),
+			grpc.MaxCallRecvMsgSize(maxRecv), grpc.MaxCallSendMsgSize(wire.MaxMessageBytes), grpc.ForceCodecV2(newSVGCodec())),
 			grpc.WithInitialWindowSize(wire.FlowWindow), grpc.WithInitialConnWindowSize(wire.FlowWindow),
 			grpc.WithReadBufferSize(wire.IOBuffer), grpc.WithWriteBufferSize(wire.IOBuffer)},
 	})

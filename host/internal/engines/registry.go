@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -50,10 +51,20 @@ type Config struct {
 	// MaxSVG bounds the SVG an engine may answer, in bytes; 0 means DefaultMaxSVG. A
 	// larger answer is refused from its header, before it is read.
 	MaxSVG int64
+	// CrashLimit crashes of an engine's processes within CrashWindow mark the engine
+	// failing: its jobs are refused (503 engine_unavailable with Retry-After) for
+	// CrashBackoff, doubled each time it fails again before a job succeeds (at most
+	// 16 times), and then it is tried again. Zero values mean 5, 1 minute and 30 s.
+	CrashLimit   int
+	CrashWindow  time.Duration
+	CrashBackoff time.Duration
 }
 
 // DefaultMaxSVG is the default bound on an engine's SVG: 64 MiB.
 const DefaultMaxSVG = 64 << 20
+
+// bigSVG is the size from which an SVG's check is preceded by a garbage collection.
+const bigSVG = 16 << 20
 
 // answerSlack is what an answer of the protocol holds beside its SVG.
 const answerSlack = 64 << 10
@@ -73,7 +84,8 @@ type Engine struct {
 	// LoadedAt is when this generation was loaded.
 	LoadedAt time.Time
 
-	pool *pool
+	pool    *pool
+	crashes *crashLoop
 }
 
 // Status describes an engine for the health endpoint.
@@ -85,7 +97,8 @@ type Status struct {
 	// version the host speaks with it (see the README's protocol policy).
 	SDKVersion string `json:"sdkVersion,omitempty"`
 	Protocol   int    `json:"protocol,omitempty"`
-	// Status is "ready", or "failed" when the file could not be loaded.
+	// Status is "ready"; "failing" while its jobs are refused after a crash loop; or
+	// "failed" when the file could not be loaded.
 	Status string `json:"status"`
 	// Error says why the engine failed to load, or why its newest file was refused
 	// while an older version keeps serving.
@@ -129,6 +142,15 @@ func New(cfg Config) *Registry {
 	if cfg.MaxSVG <= 0 {
 		cfg.MaxSVG = DefaultMaxSVG
 	}
+	if cfg.CrashLimit <= 0 {
+		cfg.CrashLimit = 5
+	}
+	if cfg.CrashWindow <= 0 {
+		cfg.CrashWindow = time.Minute
+	}
+	if cfg.CrashBackoff <= 0 {
+		cfg.CrashBackoff = 30 * time.Second
+	}
 	return &Registry{
 		cfg:     cfg,
 		logger:  cfg.Logger.Named("engines"),
@@ -170,6 +192,11 @@ func (r *Registry) Reload(ctx context.Context, only func(name string) bool) (int
 		same := r.seen[path] == id
 		r.mu.RUnlock()
 		if same {
+			continue
+		}
+		if why := incomplete(path, st.Size()); why != "" {
+			// Not marked seen: the copy's next write, or the next scan, tries again.
+			r.logger.Info("engine file not complete yet; waiting", "engine", name, "file", path, "why", why)
 			continue
 		}
 		if err := r.load(ctx, name, path, st); err != nil {
@@ -260,7 +287,8 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 		r.removeCopy(exe, path)
 		return fmt.Errorf("invalid description: %w", err)
 	}
-	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), SDKVersion: c.SDKVersion(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer)}
+	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), SDKVersion: c.SDKVersion(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer),
+		crashes: &crashLoop{limit: r.cfg.CrashLimit, window: r.cfg.CrashWindow, backoff: r.cfg.CrashBackoff}}
 	e.pool.onDrained = func() { r.removeCopy(exe, path) }
 	e.pool.onStart = func(c *pluginhost.Client) { r.recordGroup(c.Pid()) }
 	e.pool.adopt(c)
@@ -385,8 +413,13 @@ func (r *Registry) Statuses() []Status {
 	var out []Status
 	for name, e := range r.engines {
 		live, busy := e.pool.counts()
-		out = append(out, Status{Name: name, Version: e.Desc.Version, Stability: e.Desc.Stability.String(),
-			SDKVersion: e.SDKVersion, Protocol: e.Protocol, Status: "ready", Error: r.failed[name], Processes: live, Busy: busy})
+		st := Status{Name: name, Version: e.Desc.Version, Stability: e.Desc.Stability.String(),
+			SDKVersion: e.SDKVersion, Protocol: e.Protocol, Status: "ready", Error: r.failed[name], Processes: live, Busy: busy}
+		if wait := e.crashes.backingOff(time.Now()); wait > 0 {
+			st.Status = "failing"
+			st.Error = fmt.Sprintf("crashed %d times within %s; tried again in %ds", r.cfg.CrashLimit, r.cfg.CrashWindow, int(wait.Seconds())+1)
+		}
+		out = append(out, st)
 	}
 	for name, why := range r.failed {
 		if _, ok := r.engines[name]; !ok {
@@ -431,6 +464,14 @@ func (r *Registry) checkOutput(e *Engine, tr pluginhost.TraceResult, err error) 
 	}
 	if err != nil {
 		return err
+	}
+	if len(tr.SVG) >= bigSVG {
+		// The check makes garbage of about twice the SVG's size, and the frames the SVG
+		// arrived in wait in gRPC's buffer pool (a sync.Pool, emptied over two
+		// collections). Collected now, the heap's goal is set by the SVG alone, and the
+		// check's garbage reuses the frames' memory instead of adding to it.
+		runtime.GC()
+		runtime.GC()
 	}
 	if err := svg.Check(tr.SVG, tr.Width, tr.Height); err != nil {
 		return fault.Wrap(err, fault.EngineBadOutput, "engine %q made an SVG the service refuses to serve: %v", e.Desc.Name, err)
@@ -497,6 +538,12 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 		if !ok {
 			return fault.New(fault.EngineUnavailable, "engine %q is not installed", name)
 		}
+		if wait := e.crashes.backingOff(time.Now()); wait > 0 {
+			fe := fault.New(fault.EngineUnavailable, "engine %q crashed %d times within %s and is resting; retry after the number of seconds in the Retry-After header",
+				name, r.cfg.CrashLimit, r.cfg.CrashWindow)
+			fe.RetryAfter = int((wait + time.Second - 1) / time.Second)
+			return fe
+		}
 		pr, err := e.pool.get(ctx)
 		if errors.Is(err, errPoolClosed) && attempt == 0 {
 			continue
@@ -515,6 +562,9 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 		var answer *fault.Error
 		switch {
 		case err == nil || errors.As(err, &answer):
+			if err == nil {
+				e.crashes.succeeded()
+			}
 			if outcomeOf(err) == BadOutput {
 				r.logger.Error("engine output refused", "engine", name, "pid", pr.client.Pid(), "error", err)
 			}
@@ -531,6 +581,9 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 			e.pool.discard(pr)
 			r.cfg.Observer.ProcessCrashed(name)
 			r.cfg.Observer.JobDone(name, took, Crashed)
+			if until := e.crashes.crashed(time.Now()); !until.IsZero() {
+				r.logger.Error("engine crashes in a loop; refusing its jobs for a while", "engine", name, "until", until.Format(time.RFC3339))
+			}
 			return fault.Wrap(err, fault.EngineCrashed, "engine %q crashed while working on the image; it has been restarted", name)
 		}
 	}

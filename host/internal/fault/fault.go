@@ -52,7 +52,8 @@ type Error struct {
 	Message string
 	Details []Detail
 	// RetryAfter, when positive, is the number of seconds after which a retry has a fair
-	// chance (a full queue); the answer carries it as Retry-After.
+	// chance (a full queue, an engine backing off after a crash loop); the answer carries
+	// it as Retry-After.
 	RetryAfter int
 	// Err is the underlying cause, kept for logs; it is never shown to clients.
 	Err error

@@ -40,7 +40,7 @@ var Kinds = []Kind{
 	{EngineBadOutput, http.StatusInternalServerError, "the engine made an SVG the service refuses to serve (an element, attribute or reference outside the allow-list, or a wrong viewBox); the message names the engine and the first problem", "try another engine, and report the engine and the image to its author"},
 	{Internal, http.StatusInternalServerError, "an unexpected failure in the service", "retry, and report it with the X-Request-Id if it persists"},
 	{JobTimeout, http.StatusServiceUnavailable, "the job passed the job time limit and was stopped", "try a smaller image or simpler settings"},
-	{EngineUnavailable, http.StatusServiceUnavailable, "the engine needed is not installed or cannot start", "retry later, or choose another engine"},
+	{EngineUnavailable, http.StatusServiceUnavailable, "the engine needed is not installed or cannot start, or crashed in a loop and is refused until its back-off passes", "wait the Retry-After seconds when given, else retry later, or choose another engine"},
 	{StoreUnavailable, http.StatusServiceUnavailable, "the key and usage database cannot be reached; no trace ran", "retry shortly"},
 }
 

@@ -137,7 +137,9 @@ func headers() obj {
 		"RequestId":  obj{"description": "The request's id: the client's X-Request-Id if it is 1 to 64 of A-Z a-z 0-9 . _ -, else a new one.", "schema": str},
 		"Version":    obj{"description": "The API version.", "schema": str},
 		"RetryAfter": obj{"description": "Seconds to wait before retrying, 1 to 3600.", "required": true, "schema": obj{"type": "integer", "minimum": 1, "maximum": 3600}},
-		"Engine":     obj{"description": "With Accept: image/svg+xml: the engine that traced the image.", "schema": str},
+		"Backoff": obj{"description": "With engine_unavailable for an engine refused after a crash loop: seconds until it is tried again.",
+			"schema": obj{"type": "integer", "minimum": 1}},
+		"Engine": obj{"description": "With Accept: image/svg+xml: the engine that traced the image.", "schema": str},
 		"EngineVersion": obj{"description": "With Accept: image/svg+xml: the version of the engine plugin.",
 			"schema": str},
 		"Preset":       obj{"description": "With Accept: image/svg+xml: the preset applied, if any.", "schema": str},
@@ -180,6 +182,8 @@ func errorResponses(codes []string) obj {
 		h := commonHeaders()
 		if slices.Contains(cs, fault.QueueFull) {
 			h["Retry-After"] = ref("headers", "RetryAfter")
+		} else if slices.Contains(cs, fault.EngineUnavailable) {
+			h["Retry-After"] = ref("headers", "Backoff")
 		}
 		out[fmt.Sprint(st)] = obj{
 			"description": "Error codes:\n" + strings.Join(lines, "\n"),
