@@ -1,0 +1,80 @@
+// Package distance computes the exact Euclidean distance transform of a binary image
+// with Felzenszwalb and Huttenlocher's lower envelope of parabolas (2012): for every
+// pixel, the squared distance to the nearest pixel outside the shape.
+package distance
+
+import "math"
+
+// Transform returns, for each pixel of the w x h mask in, the squared Euclidean
+// distance from its centre to the centre of the nearest pixel where in is false; the
+// outside of the image counts as false, so a shape touching the border is measured to
+// it. Pixels where in is false get 0.
+func Transform(in []bool, w, h int) []float64 {
+	const inf = 1e20
+	d := make([]float64, w*h)
+	// Columns first, with a one-pixel frame of outside around the image.
+	n := max(w, h) + 2
+	f := make([]float64, n)
+	out := make([]float64, n)
+	v := make([]int, n)
+	z := make([]float64, n+1)
+	for x := 0; x < w; x++ {
+		f[0], f[h+1] = 0, 0
+		for y := 0; y < h; y++ {
+			if in[y*w+x] {
+				f[y+1] = inf
+			} else {
+				f[y+1] = 0
+			}
+		}
+		envelope(f[:h+2], out[:h+2], v, z)
+		for y := 0; y < h; y++ {
+			d[y*w+x] = out[y+1]
+		}
+	}
+	for y := 0; y < h; y++ {
+		f[0], f[w+1] = 0, 0
+		copy(f[1:w+1], d[y*w:(y+1)*w])
+		envelope(f[:w+2], out[:w+2], v, z)
+		copy(d[y*w:(y+1)*w], out[1:w+1])
+	}
+	return d
+}
+
+// envelope computes the one-dimensional transform out[q] = min_p (q-p)² + f[p].
+func envelope(f, out []float64, v []int, z []float64) {
+	n := len(f)
+	k := 0
+	v[0] = 0
+	z[0], z[1] = math.Inf(-1), math.Inf(1)
+	for q := 1; q < n; q++ {
+		var s float64
+		for {
+			p := v[k]
+			s = ((f[q] + float64(q*q)) - (f[p] + float64(p*p))) / float64(2*(q-p))
+			if s <= z[k] && k > 0 {
+				k--
+				continue
+			}
+			break
+		}
+		if s <= z[k] {
+			// k == 0 and the new parabola wins everywhere.
+			v[0] = q
+			z[0], z[1] = math.Inf(-1), math.Inf(1)
+			continue
+		}
+		k++
+		v[k] = q
+		z[k] = s
+		z[k+1] = math.Inf(1)
+	}
+	k = 0
+	for q := 0; q < n; q++ {
+		for z[k+1] < float64(q) {
+			k++
+		}
+		p := v[k]
+		out[q] = float64((q-p)*(q-p)) + f[p]
+	}
+}
