@@ -3,7 +3,10 @@
 // pixel, the squared distance to the nearest pixel outside the shape.
 package distance
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Transform returns, for each pixel of the w x h mask in, the squared Euclidean
 // distance from its centre to the centre of the nearest pixel where in is false; the
@@ -12,27 +15,47 @@ import "math"
 func Transform(in []bool, w, h int) []float64 {
 	const inf = 1e20
 	d := make([]float64, w*h)
-	// Columns first, with a one-pixel frame of outside around the image.
-	n := max(w, h) + 2
+	// Columns first: the distance to the nearest outside pixel in the same column, in
+	// two linear sweeps over the rows (the outside of the image counts as outside).
+	col := make([]int32, w)
+	for x := range col {
+		col[x] = 0
+	}
+	for y := 0; y < h; y++ {
+		row := in[y*w : (y+1)*w]
+		for x, on := range row {
+			if on {
+				col[x]++
+			} else {
+				col[x] = 0
+			}
+			d[y*w+x] = float64(col[x])
+		}
+	}
+	for x := range col {
+		col[x] = 0
+	}
+	for y := h - 1; y >= 0; y-- {
+		row := in[y*w : (y+1)*w]
+		for x, on := range row {
+			if on {
+				col[x]++
+			} else {
+				col[x] = 0
+			}
+			v := min(d[y*w+x], float64(col[x]))
+			d[y*w+x] = v * v
+		}
+	}
+	n := w + 2
 	f := make([]float64, n)
 	out := make([]float64, n)
 	v := make([]int, n)
 	z := make([]float64, n+1)
-	for x := 0; x < w; x++ {
-		f[0], f[h+1] = 0, 0
-		for y := 0; y < h; y++ {
-			if in[y*w+x] {
-				f[y+1] = inf
-			} else {
-				f[y+1] = 0
-			}
-		}
-		envelope(f[:h+2], out[:h+2], v, z)
-		for y := 0; y < h; y++ {
-			d[y*w+x] = out[y+1]
-		}
-	}
 	for y := 0; y < h; y++ {
+		if !slices.Contains(in[y*w:(y+1)*w], true) {
+			continue
+		}
 		f[0], f[w+1] = 0, 0
 		copy(f[1:w+1], d[y*w:(y+1)*w])
 		envelope(f[:w+2], out[:w+2], v, z)

@@ -77,21 +77,20 @@ func abs(v int) int {
 // (package distance). It checks ctx between distance layers.
 func Thin(ctx context.Context, in []bool, d []float64, w, h int) ([]bool, error) {
 	sk := slices.Clone(in)
-	order := make([]int32, 0, len(in)/4)
+	// Visit order: by distance, then by index. Distances are whole squared numbers,
+	// so both fit one sortable key.
+	keys := make([]uint64, 0, len(in)/4)
 	for i, on := range in {
 		if on {
-			order = append(order, int32(i))
+			keys = append(keys, uint64(d[i])<<32|uint64(i))
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		switch {
-		case d[a] < d[b]:
-			return -1
-		case d[a] > d[b]:
-			return 1
-		}
-		return 0
-	})
+	slices.Sort(keys)
+	order := make([]int32, len(keys))
+	for k, key := range keys {
+		order[k] = int32(uint32(key))
+	}
+	keys = nil
 	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && sk[y*w+x] }
 	config := func(i int) (c, n int) {
 		x, y := i%w, i/w

@@ -176,7 +176,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: 55}
 	for _, s := range ss {
 		meas := width.Measure(s, g, level)
-		fallback := 2 * s.Points[0].R
+		fallback := fallbackWidth(s)
 		if s.Length()+meas.Median(fallback) < o.MinLength {
 			continue
 		}
@@ -254,4 +254,24 @@ func reverse(segs []fit.Segment) []fit.Segment {
 		out[len(segs)-1-i] = fit.Segment{Line: s.Line, P0: s.P3, P1: s.P2, P2: s.P1, P3: s.P0}
 	}
 	return out
+}
+
+// fallbackWidth is the width of a stroke whose ink is all shared with junctions: from
+// the distance map, the median radius of its points away from junctions (or the
+// smallest), less the half pixel between a pixel centre and the paper's edge.
+func fallbackWidth(s graph.Stroke) float64 {
+	var rs []float64
+	least := math.Inf(1)
+	for _, p := range s.Points {
+		least = math.Min(least, p.R)
+		if !p.Junction {
+			rs = append(rs, p.R)
+		}
+	}
+	r := least
+	if len(rs) > 0 {
+		slices.Sort(rs)
+		r = rs[len(rs)/2]
+	}
+	return math.Max(1, 2*r-1)
 }
