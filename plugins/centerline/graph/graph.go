@@ -242,6 +242,7 @@ func Build(sk []bool, d []float64, w, h int, o Options) []Stroke {
 	}
 	g := &work{nodes: nodes, edges: edges, o: o}
 	g.prune()
+	g.contract()
 	strokes := g.join()
 	strokes = joinGaps(strokes, o)
 	return append(append(dots, strokes...), loops...)
@@ -321,6 +322,82 @@ func (g *work) prune() {
 		}
 		if !removed {
 			return
+		}
+	}
+}
+
+// contract merges junctions joined by an edge shorter than their two radii: where two
+// wide lines cross at an angle the skeleton splits the crossing into two forks, and
+// only as one node do the four branches pair up by direction.
+func (g *work) contract() {
+	parent := make([]int, len(g.nodes))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	merged := false
+	for i := range g.edges {
+		e := &g.edges[i]
+		if e.removed || e.a == e.b || g.nodes[e.a].end || g.nodes[e.b].end {
+			continue
+		}
+		ra, rb := find(e.a), find(e.b)
+		if ra == rb {
+			continue
+		}
+		if polyLength(e.points) < g.nodes[e.a].r+g.nodes[e.b].r {
+			e.removed = true
+			parent[max(ra, rb)] = min(ra, rb)
+			merged = true
+		}
+	}
+	if !merged {
+		return
+	}
+	// Each merged node sits at the mean of its parts, with the largest radius, and
+	// takes over their edges.
+	type acc struct{ x, y, r, n float64 }
+	sums := make([]acc, len(g.nodes))
+	for i, n := range g.nodes {
+		r := find(i)
+		sums[r].x += n.x
+		sums[r].y += n.y
+		sums[r].n++
+		sums[r].r = max(sums[r].r, n.r)
+	}
+	for i := range g.nodes {
+		if find(i) != i {
+			continue
+		}
+		g.nodes[i].x, g.nodes[i].y, g.nodes[i].r = sums[i].x/sums[i].n, sums[i].y/sums[i].n, sums[i].r
+	}
+	for i := range g.nodes {
+		if r := find(i); r != i {
+			g.nodes[r].edges = append(g.nodes[r].edges, g.nodes[i].edges...)
+			g.nodes[i].edges = nil
+		}
+	}
+	for i := range g.edges {
+		e := &g.edges[i]
+		e.a, e.b = find(e.a), find(e.b)
+		if e.removed {
+			continue
+		}
+		for _, k := range [2]int{0, len(e.points) - 1} {
+			n := e.a
+			if k > 0 {
+				n = e.b
+			}
+			if !g.nodes[n].end {
+				e.points[k].X, e.points[k].Y, e.points[k].R = g.nodes[n].x, g.nodes[n].y, g.nodes[n].r
+			}
 		}
 	}
 }
