@@ -180,6 +180,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		if s.Length()+meas.Median(fallback) < o.MinLength {
 			continue
 		}
+		width.Ends(&meas, g, level, meas.Median(fallback))
 		parts := []width.Measured{meas}
 		if o.Width == WidthVariable {
 			parts = width.Split(meas, 1.5, 8)

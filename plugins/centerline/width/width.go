@@ -125,7 +125,89 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 		pts[i].Y += off * ny
 		m.Widths[i] = sum
 	}
+	bridge(&m, near)
 	return m
+}
+
+// bridge replaces the points of a stroke inside junctions, where the ink of other
+// strokes pulls the skeleton aside, by the straight line between the centred points
+// on either side; points with centred points on one side only (the stroke ends at the
+// junction) stay.
+func bridge(m *Measured, near []bool) {
+	n := len(m.Points)
+	for i := 0; i < n; {
+		if !near[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < n && near[j] {
+			j++
+		}
+		if i > 0 && j < n {
+			a, b := m.Points[i-1], m.Points[j]
+			for k := i; k < j; k++ {
+				t := float64(k-i+1) / float64(j-i+1)
+				m.Points[k].X = a.X + t*(b.X-a.X)
+				m.Points[k].Y = a.Y + t*(b.Y-a.Y)
+			}
+		}
+		i = j
+	}
+}
+
+// Ends moves each free end of m (not at a junction) along the stroke's direction so
+// that the ink beyond it measures half the stroke's width wd, as it does past the
+// centre of a round end: the skeleton's end pixel is only within a pixel or so of it.
+func Ends(m *Measured, g *ink.Image, level, wd float64) {
+	n := len(m.Points)
+	if n < 2 || m.Closed {
+		return
+	}
+	for _, end := range [2]int{0, n - 1} {
+		p := m.Points[end]
+		if p.Junction {
+			continue
+		}
+		// The outward direction, from a point about a width inside.
+		k := end
+		var l float64
+		for l < math.Max(3, wd) {
+			next := k + 1
+			if end > 0 {
+				next = k - 1
+			}
+			if next < 0 || next >= n {
+				break
+			}
+			l += math.Hypot(m.Points[next].X-m.Points[k].X, m.Points[next].Y-m.Points[k].Y)
+			k = next
+		}
+		q := m.Points[k]
+		ux, uy := p.X-q.X, p.Y-q.Y
+		d := math.Hypot(ux, uy)
+		if d == 0 {
+			continue
+		}
+		ux, uy = ux/d, uy/d
+		// The ink's extent past p along the direction (starting a little inside).
+		const step = 0.25
+		var extent float64
+		for t := -1.0; t <= wd+3; t += step {
+			c := math.Min(1, g.Bilinear(p.X+t*ux, p.Y+t*uy)/level)
+			if t > 0.5 && c < 0.08 {
+				break
+			}
+			extent += c * step
+		}
+		extent -= 1 // the part inside p
+		shift := extent - wd/2
+		if math.Abs(shift) > wd/2+1 {
+			continue
+		}
+		m.Points[end].X += shift * ux
+		m.Points[end].Y += shift * uy
+	}
 }
 
 // nearJunction marks the points within a junction's radius (plus a pixel) of a
