@@ -174,8 +174,13 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	level := width.InkLevel(g, m, d)
 	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: 55}
-	for _, s := range ss {
-		meas := width.Measure(s, g, level)
+	all := make([]width.Measured, len(ss))
+	for i, s := range ss {
+		all[i] = width.Measure(s, g, level)
+	}
+	width.Snap(all)
+	for i, s := range ss {
+		meas := all[i]
 		fallback := fallbackWidth(s)
 		if s.Length()+meas.Median(fallback) < o.MinLength {
 			continue

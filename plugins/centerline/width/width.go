@@ -299,3 +299,41 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 	parts = append(parts, Measured{Points: m.Points[start:], Widths: m.Widths[start:]})
 	return parts
 }
+
+// Snap moves each stroke end that stops at a junction onto the nearest centred point of
+// another stroke running through that junction (a T's stem onto its bar), within the
+// junction's radius and a pixel: the junction's own centre sits off the bar's centre
+// line, towards the stem.
+func Snap(ms []Measured) {
+	for i := range ms {
+		m := &ms[i]
+		n := len(m.Points)
+		if n < 2 || m.Closed {
+			continue
+		}
+		for _, end := range [2]int{0, n - 1} {
+			p := m.Points[end]
+			if !p.Junction {
+				continue
+			}
+			best := p.R + 1
+			var bx, by float64
+			found := false
+			for j := range ms {
+				if j == i {
+					continue
+				}
+				o := ms[j].Points
+				for k := 1; k+1 < len(o); k++ {
+					d := math.Hypot(o[k].X-p.X, o[k].Y-p.Y)
+					if d < best {
+						best, bx, by, found = d, o[k].X, o[k].Y, true
+					}
+				}
+			}
+			if found {
+				m.Points[end].X, m.Points[end].Y = bx, by
+			}
+		}
+	}
+}
