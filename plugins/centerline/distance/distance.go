@@ -13,14 +13,10 @@ import (
 // outside of the image counts as false, so a shape touching the border is measured to
 // it. Pixels where in is false get 0.
 func Transform(in []bool, w, h int) []float64 {
-	const inf = 1e20
 	d := make([]float64, w*h)
 	// Columns first: the distance to the nearest outside pixel in the same column, in
 	// two linear sweeps over the rows (the outside of the image counts as outside).
 	col := make([]int32, w)
-	for x := range col {
-		col[x] = 0
-	}
 	for y := 0; y < h; y++ {
 		row := in[y*w : (y+1)*w]
 		for x, on := range row {

@@ -40,8 +40,8 @@ type Options struct {
 }
 
 // Fit returns the segments approximating pts, which a stroke runs through in order.
-// When closed the segments return to pts[0]. widths gives the line's width near each
-// point (for the corner detector's reach); it may be nil.
+// When closed the segments return to pts[0]. radius gives the line's radius near each
+// point (the corner detector looks that far along the line); it may be nil.
 func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	pts = dedupe(pts)
 	if closed && len(pts) > 2 {
