@@ -12,11 +12,33 @@ import (
 // distance from its centre to the centre of the nearest pixel where in is false; the
 // outside of the image counts as false, so a shape touching the border is measured to
 // it. Pixels where in is false get 0.
-func Transform(in []bool, w, h int) []float64 {
+func Transform(in []bool, w, h int) []float64 { return transform(in, w, h, 0) }
+
+// ToSet returns, for each pixel of the w x h image, the squared Euclidean distance from
+// its centre to the centre of the nearest pixel where set is true (0 on the set); the
+// outside of the image is not part of the set. Where set is empty every distance is
+// at least 1e12.
+func ToSet(set []bool, w, h int) []float64 {
+	notSet := make([]bool, len(set))
+	for i, v := range set {
+		notSet[i] = !v
+	}
+	return transform(notSet, w, h, far)
+}
+
+// far stands for an infinite distance in one dimension; its square stays exact.
+const far = 1e6
+
+// transform is Transform with the outside of the image at one-dimensional distance
+// border (0: the outside is outside the shape; far: it is not there).
+func transform(in []bool, w, h int, border float64) []float64 {
 	d := make([]float64, w*h)
 	// Columns first: the distance to the nearest outside pixel in the same column, in
 	// two linear sweeps over the rows (the outside of the image counts as outside).
-	col := make([]int32, w)
+	col := make([]float64, w)
+	for x := range col {
+		col[x] = border
+	}
 	for y := 0; y < h; y++ {
 		row := in[y*w : (y+1)*w]
 		for x, on := range row {
@@ -25,11 +47,11 @@ func Transform(in []bool, w, h int) []float64 {
 			} else {
 				col[x] = 0
 			}
-			d[y*w+x] = float64(col[x])
+			d[y*w+x] = col[x]
 		}
 	}
 	for x := range col {
-		col[x] = 0
+		col[x] = border
 	}
 	for y := h - 1; y >= 0; y-- {
 		row := in[y*w : (y+1)*w]
@@ -39,7 +61,7 @@ func Transform(in []bool, w, h int) []float64 {
 			} else {
 				col[x] = 0
 			}
-			v := min(d[y*w+x], float64(col[x]))
+			v := min(d[y*w+x], col[x])
 			d[y*w+x] = v * v
 		}
 	}
@@ -52,7 +74,7 @@ func Transform(in []bool, w, h int) []float64 {
 		if !slices.Contains(in[y*w:(y+1)*w], true) {
 			continue
 		}
-		f[0], f[w+1] = 0, 0
+		f[0], f[w+1] = border*border, border*border
 		copy(f[1:w+1], d[y*w:(y+1)*w])
 		envelope(f[:w+2], out[:w+2], v, z)
 		copy(d[y*w:(y+1)*w], out[1:w+1])

@@ -47,3 +47,18 @@ func TestTransformEqualsTheDefinition(t *testing.T) {
 		}
 	}
 }
+
+func TestToSetIgnoresTheBorder(t *testing.T) {
+	set := make([]bool, 5*3)
+	set[1*5+1] = true
+	d := ToSet(set, 5, 3)
+	want := []float64{2, 1, 2, 5, 10, 1, 0, 1, 4, 9, 2, 1, 2, 5, 10}
+	for i := range want {
+		if d[i] != want[i] {
+			t.Fatalf("ToSet = %v, want %v", d, want)
+		}
+	}
+	if d := ToSet(make([]bool, 4), 2, 2); d[0] < 1e12 {
+		t.Errorf("distance to an empty set = %v, want at least 1e12", d[0])
+	}
+}

@@ -25,12 +25,8 @@ func Blobs(in []bool, d []float64, w, h int, r float64) []bool {
 	if !any {
 		return nil
 	}
-	// Pixels within r of the core: the distance transform of the core's complement.
-	notCore := make([]bool, len(in))
-	for i, c := range core {
-		notCore[i] = !c
-	}
-	dc := distance.Transform(notCore, w, h)
+	// Pixels within r of the core (the image's border is no core).
+	dc := distance.ToSet(core, w, h)
 	out := make([]bool, len(in))
 	for i := range out {
 		out[i] = in[i] && dc[i] <= r2
@@ -122,9 +118,9 @@ func turn(a, b struct{ x0, y0, x1, y1 int }) int {
 }
 
 // Hatch returns horizontal hatching of the blob mask b: for every row spacing apart
-// (starting half a spacing in), the runs of blob pixels as segments between the
-// centres of their first and last pixels, shortened by half the pen's width so the
-// pen stays inside.
+// (starting half a spacing in), the runs of blob pixels as segments inset by half a
+// spacing from the run's edges, so that a round pen spacing wide covers the run and
+// stays inside it.
 func Hatch(b []bool, w, h int, spacing float64) [][2]Pt {
 	spacing = math.Max(spacing, 1)
 	var out [][2]Pt
