@@ -21,6 +21,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/selector"
 	"github.com/tracecraft/tracecraft/internal/testbin"
+	clengine "github.com/tracecraft/tracecraft/plugins/centerline/engine"
 	potrace "github.com/tracecraft/tracecraft/plugins/potrace/engine"
 	p2engine "github.com/tracecraft/tracecraft/plugins/potrace2/engine"
 	tcengine "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
@@ -297,6 +298,7 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 			`{"primitiveTolerance":1.5,"fixedSize":true}`}},
 		{"potrace2", erase(p2engine.New()), []string{`{}`, `{"maxColors":4,"minRegion":0}`, `{"turdSize":20,"alphaMax":0.2}`,
 			`{"optTolerance":0.5,"upscale":1}`}},
+		{"centerline", erase(clengine.New()), []string{`{}`, `{"colors":3}`, `{"strokeWidth":"variable","fillMode":"hatch"}`}},
 	}
 	dir := t.TempDir()
 	for _, e := range engines {
@@ -307,7 +309,7 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 	if got := schema.json["engines"]; !reflect.DeepEqual(got, []any{"tracecraft", "auto", "vtracer", "potrace"}) {
 		t.Errorf("engines = %v", got)
 	}
-	if got := schema.json["experimentalEngines"]; !reflect.DeepEqual(got, []any{"potrace2", "tracecraft2"}) {
+	if got := schema.json["experimentalEngines"]; !reflect.DeepEqual(got, []any{"centerline", "potrace2", "tracecraft2"}) {
 		t.Errorf("experimentalEngines = %v", got)
 	}
 	for _, e := range engines {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -29,6 +30,11 @@ var Attributes = []string{
 	"color", "display", "visibility", "clip-rule", "paint-order", "transform", "vector-effect",
 	"shape-rendering", "color-rendering", "image-rendering", "text-rendering", "color-interpolation",
 }
+
+// TravelLength is the one data attribute Check allows, and only on an svg element: the
+// pen-up travel, in pixels, of an engine that orders its strokes for a plotter, as a
+// non-negative number. The host reports it as travelLength in its JSON answer.
+const TravelLength = "data-travel-length"
 
 // Namespaces of the attributes Check allows beside plain ones: xml:space and xml:lang,
 // and xlink:href (to a #fragment only).
@@ -240,6 +246,12 @@ func (c *checker) attribute(elem string, a xml.Attr) error {
 	case "":
 		if strings.HasPrefix(strings.ToLower(name), "on") {
 			return c.problem("<%s> has the event attribute %s", elem, name)
+		}
+		if name == TravelLength && elem == "svg" {
+			if n, err := strconv.ParseFloat(value, 64); err != nil || n < 0 || math.IsInf(n, 0) {
+				return c.problem("<svg %s=%q>: want a non-negative number of pixels", name, clip(value))
+			}
+			return nil
 		}
 		if !allowedAttributes[name] {
 			return c.problem("<%s> has the attribute %s, which is not allowed", elem, name)

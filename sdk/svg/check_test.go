@@ -31,6 +31,7 @@ func TestCheckAcceptsWhatEnginesWrite(t *testing.T) {
 		{"a url() to a fragment", doc(`<path fill="url(#a)" d="M0 0"/>`)},
 		{"an href to a fragment", `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 8"><g xlink:href="#p" href=" #q"/></svg>`},
 		{"a viewBox with commas and decimals", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0,0,10.0,8">` + "</svg>"},
+		{"the travel length on the root", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 8" data-travel-length="12.5"></svg>`},
 		{"a prefixed svg element", `<s:svg xmlns:s="http://www.w3.org/2000/svg" viewBox="0 0 10 8"><s:path d="M0 0"/></s:svg>`},
 	}
 	for _, tt := range tests {
@@ -58,6 +59,9 @@ func TestCheckRefusesWhatCouldHarmAClient(t *testing.T) {
 		{"an onload attribute", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 8" onload="alert(1)"></svg>`, "event attribute onload"},
 		{"an onclick in upper case", doc(`<path ONCLICK="alert(1)" d="M0 0"/>`), "event attribute ONCLICK"},
 		{"an external href", doc(`<g href="http://evil/"/>`), "only a #fragment"},
+		{"a travel length that is not a number", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 8" data-travel-length="far"></svg>`, "non-negative number"},
+		{"a travel length off the svg element", doc(`<g data-travel-length="3"/>`), "data-travel-length, which is not allowed"},
+		{"another data attribute", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 8" data-x="1"></svg>`, "data-x, which is not allowed"},
 		{"an external xlink:href", `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 8"><g xlink:href="data:image/svg+xml,x"/></svg>`, "only a #fragment"},
 		{"a style attribute with url()", doc(`<path style="fill:url(https://evil/track)" d="M0 0"/>`), "refers outside the document"},
 		{"a fill with url()", doc(`<path fill="url( 'http://evil/' )" d="M0 0"/>`), "refers outside the document"},

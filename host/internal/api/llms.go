@@ -28,7 +28,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("> Bitmap-to-SVG tracing service. Upload a PNG, JPEG, WebP, BMP or TIFF image and get back an SVG traced by one of several engines. API version %s.", APIVersion)
 	p("")
 	p("## Endpoints")
-	p("- POST /api/vectorize: multipart/form-data with a file field `image` (required, at most %s MB, at most %d megapixels) and a text field `settings` (optional JSON object). Answers 200 with JSON {svg, engine, originalSize, svgSize, preset, width, height, settings, timings, lane, engineVersion}. originalSize and svgSize are in bytes. Send `Accept: image/svg+xml` to get the bare SVG instead.", maxMB, s.Limits.MaxPixels/1_000_000)
+	p("- POST /api/vectorize: multipart/form-data with a file field `image` (required, at most %s MB, at most %d megapixels) and a text field `settings` (optional JSON object). Answers 200 with JSON {svg, engine, originalSize, svgSize, preset, width, height, settings, timings, lane, engineVersion, travelLength}. originalSize and svgSize are in bytes; travelLength (pen-up travel in pixels) only from engines that order strokes for a pen (centerline). Send `Accept: image/svg+xml` to get the bare SVG instead.", maxMB, s.Limits.MaxPixels/1_000_000)
 	p("- GET /api/schema: every engine's parameters (type, min, max, default, step, values, description), the engine lists and the presets, as JSON.")
 	p("- GET /api/health: status (ok or degraded), API version, lanes (workers, busy, queued, capacity) and engines.")
 	p("- GET /api/usage: your key's usage per day (send X-API-Key); query from and to as YYYY-MM-DD, default the last 30 days.")

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
+	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
 // vectorizeResponse is the success body: the spec's four fields first, then additions.
@@ -33,6 +35,37 @@ type vectorizeResponse struct {
 	Lane         string         `json:"lane"`
 	// EngineVersion is the version of the engine plugin that traced the image.
 	EngineVersion string `json:"engineVersion"`
+	// TravelLength is the pen-up travel between strokes in pixels, for engines that
+	// order strokes for a pen (centerline): read from the SVG root's
+	// data-travel-length attribute, absent otherwise.
+	TravelLength *float64 `json:"travelLength,omitempty"`
+}
+
+// travelAttr is the attribute of the SVG root in which a stroke engine states its
+// pen-up travel.
+const travelAttr = ` ` + svg.TravelLength + `="`
+
+// travelLength returns the pen-up travel the SVG's root tag states, if it does.
+func travelLength(svg []byte) *float64 {
+	end := bytes.IndexByte(svg, '>')
+	if end < 0 {
+		return nil
+	}
+	root := svg[:end]
+	i := bytes.Index(root, []byte(travelAttr))
+	if i < 0 {
+		return nil
+	}
+	v := root[i+len(travelAttr):]
+	j := bytes.IndexByte(v, '"')
+	if j < 0 {
+		return nil
+	}
+	f, err := strconv.ParseFloat(string(v[:j]), 64)
+	if err != nil || f < 0 {
+		return nil
+	}
+	return &f
 }
 
 type timings struct {
@@ -165,7 +198,8 @@ func (s *Server) vectorize(c *gin.Context) {
 	answer := vectorizeResponse{
 		Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(res.SVG),
 		Preset: res.Preset, Width: res.Width, Height: res.Height, Settings: resolved, Lane: laneName, EngineVersion: res.EngineVersion,
-		Timings: timings{QueueMs: ms(queued), AnalyzeMs: ms(res.Analyze), DecodeMs: ms(res.Decode), TraceMs: ms(res.Trace), TotalMs: ms(total)},
+		TravelLength: travelLength(res.SVG),
+		Timings:      timings{QueueMs: ms(queued), AnalyzeMs: ms(res.Analyze), DecodeMs: ms(res.Decode), TraceMs: ms(res.Trace), TotalMs: ms(total)},
 	}
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
 	h.Set("Content-Type", "application/json; charset=utf-8")

@@ -443,6 +443,8 @@ func resultSchemas(out obj) {
 			"timings":       ref("schemas", "Timings"),
 			"lane":          obj{"type": "string", "enum": []string{"public", "keyed"}},
 			"engineVersion": str,
+			"travelLength": obj{"type": "number", "minimum": 0,
+				"description": "Engines that order strokes for a pen (centerline): the pen-up travel between strokes, in pixels."},
 		},
 	}
 }

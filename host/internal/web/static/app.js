@@ -552,7 +552,10 @@
     state.view.w = data.width;
     state.view.h = data.height;
     if (sizeChanged) fit(); else applyView(); // a new trace of the same image keeps the zoomed spot
-    setImage(['img-svg', 'ov-svg'], state.svgURL);
+    if (state.strokesURL) URL.revokeObjectURL(state.strokesURL);
+    state.strokesURL = URL.createObjectURL(new Blob([contrasting(data.svg)], { type: 'image/svg+xml' }));
+    setImage(['img-svg'], state.svgURL);
+    setImage(['ov-svg'], $('strokes-over').checked ? state.strokesURL : state.svgURL);
 
     const t = data.timings || {};
     const facts = [
@@ -574,6 +577,24 @@
     $('used-json').textContent = JSON.stringify(data.settings, null, 2);
     $('used').hidden = false;
     setStatus(`Traced ${req.fileName} with ${data.engine} in ${fmtMs(t.totalMs || 0)}.`);
+  }
+
+  // contrasting returns the SVG with every stroke and fill painted in one colour that
+  // stands out on most originals, for drawing the trace over the original (centre-line
+  // strokes are otherwise the colour of the ink under them).
+  function contrasting(svg) {
+    const style = '<style>*{stroke:#ff0080!important;fill-opacity:.55}[fill]:not([fill="none"]){fill:#ff0080!important}</style>';
+    const end = svg.indexOf('>', svg.indexOf('<svg'));
+    return end < 0 ? svg : svg.slice(0, end + 1) + style + svg.slice(end + 1);
+  }
+
+  function showStrokes() {
+    const on = $('strokes-over').checked;
+    // The overlay pane shows them; side by side has none, so switch to one pane.
+    const side = document.querySelector('input[name="mode"][value="side"]');
+    if (on && side.checked) document.querySelector('input[name="mode"][value="toggle"]').click();
+    if (state.svgURL) setImage(['ov-svg'], on ? state.strokesURL : state.svgURL);
+    applyView();
   }
 
   // curlCommand is the request the page just made, as a command that saves the SVG.
@@ -621,10 +642,13 @@
     const swipe = Number($('swipe').value);
     const mode = document.querySelector('input[name="mode"]:checked').value;
     const top = $('ov-top');
-    top.style.clipPath = mode === 'swipe' ? `inset(0 0 0 ${swipe}%)` : 'none';
-    top.hidden = mode === 'toggle' && !state.showSVG;
+    const strokes = $('strokes-over').checked;
+    top.style.clipPath = mode === 'swipe' && !strokes ? `inset(0 0 0 ${swipe}%)` : 'none';
+    top.hidden = mode === 'toggle' && !state.showSVG && !strokes;
     $('ov-divider').style.left = `${swipe}%`;
-    $('overlay-caption').textContent = mode === 'swipe' ? 'Original ◂ swipe ▸ SVG' : (state.showSVG ? 'Showing the SVG' : 'Showing the original');
+    $('ov-divider').hidden = strokes;
+    $('overlay-caption').textContent = strokes ? 'Strokes over the original'
+      : mode === 'swipe' ? 'Original ◂ swipe ▸ SVG' : (state.showSVG ? 'Showing the SVG' : 'Showing the original');
     $('toggle-which').textContent = state.showSVG ? 'Show the original' : 'Show the SVG';
   }
 
@@ -738,6 +762,7 @@
     $('zoom-1').addEventListener('click', () => zoomCentre(1 / state.view.scale));
     $('swipe').addEventListener('input', applyView);
     $('toggle-which').addEventListener('click', toggleWhich);
+    $('strokes-over').addEventListener('change', showStrokes);
     for (const r of document.querySelectorAll('input[name="mode"]')) {
       r.addEventListener('change', () => keepCentre(() => { $('views').className = `views mode-${r.value}`; }));
     }

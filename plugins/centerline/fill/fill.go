@@ -1,0 +1,158 @@
+// Package fill finds the solid areas of a drawing that are not lines, where a disc much
+// wider than the typical line fits (a morphological opening computed with two distance
+// transforms), and describes them as outlines or as hatching.
+package fill
+
+import (
+	"math"
+	"slices"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+)
+
+// Blobs returns the parts of the w x h shape in (whose squared distance map is d) that
+// a disc of radius r fits in: the union of all such discs. Nil when there are none.
+func Blobs(in []bool, d []float64, w, h int, r float64) []bool {
+	r2 := r * r
+	core := make([]bool, len(in))
+	any := false
+	for i, v := range d {
+		if v >= r2 {
+			core[i] = true
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	// Pixels within r of the core (the image's border is no core).
+	dc := distance.ToSet(core, w, h)
+	out := make([]bool, len(in))
+	for i := range out {
+		out[i] = in[i] && dc[i] <= r2
+	}
+	return out
+}
+
+// Pt is a point of an outline, on pixel corners or crack midpoints.
+type Pt struct{ X, Y float64 }
+
+// Outlines returns the closed boundaries of the blob mask b: outer boundaries and holes,
+// each as the midpoints of its unit boundary edges, so that a fit smooths the staircase.
+// Filled with the even-odd rule they cover b.
+func Outlines(b []bool, w, h int) [][]Pt {
+	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && b[y*w+x] }
+	// Directed boundary edges with the blob on the right (screen coordinates), keyed by
+	// start corner; corner id = y*(w+1)+x.
+	type crack struct{ x0, y0, x1, y1 int }
+	out := map[int][]int{}
+	var cracks []crack
+	add := func(c crack) {
+		out[c.y0*(w+1)+c.x0] = append(out[c.y0*(w+1)+c.x0], len(cracks))
+		cracks = append(cracks, c)
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if !b[y*w+x] {
+				continue
+			}
+			if !at(x, y-1) {
+				add(crack{x, y, x + 1, y})
+			}
+			if !at(x+1, y) {
+				add(crack{x + 1, y, x + 1, y + 1})
+			}
+			if !at(x, y+1) {
+				add(crack{x + 1, y + 1, x, y + 1})
+			}
+			if !at(x-1, y) {
+				add(crack{x, y + 1, x, y})
+			}
+		}
+	}
+	used := make([]bool, len(cracks))
+	var polys [][]Pt
+	for s := range cracks {
+		if used[s] {
+			continue
+		}
+		var poly []Pt
+		c := s
+		for !used[c] {
+			used[c] = true
+			k := cracks[c]
+			poly = append(poly, Pt{float64(k.x0+k.x1) / 2, float64(k.y0+k.y1) / 2})
+			next := out[k.y1*(w+1)+k.x1]
+			pick := -1
+			for _, n := range next {
+				if used[n] && n != s {
+					continue
+				}
+				if pick < 0 {
+					pick = n
+					continue
+				}
+				// At a corner shared by two diagonal pixels, turn right: keep the
+				// pixels apart consistently.
+				if turn(k, cracks[n]) > turn(k, cracks[pick]) {
+					pick = n
+				}
+			}
+			if pick < 0 {
+				break
+			}
+			c = pick
+		}
+		if len(poly) >= 3 {
+			polys = append(polys, poly)
+		}
+	}
+	return polys
+}
+
+// turn is the cross product of two consecutive cracks: positive turns right on screen.
+func turn(a, b struct{ x0, y0, x1, y1 int }) int {
+	ax, ay := a.x1-a.x0, a.y1-a.y0
+	bx, by := b.x1-b.x0, b.y1-b.y0
+	return ax*by - ay*bx
+}
+
+// Hatch returns horizontal hatching of the blob mask b: for every row spacing apart
+// (starting half a spacing in), the runs of blob pixels as segments inset by half a
+// spacing from the run's edges, so that a round pen spacing wide covers the run and
+// stays inside it.
+func Hatch(b []bool, w, h int, spacing float64) [][2]Pt {
+	spacing = math.Max(spacing, 1)
+	var out [][2]Pt
+	for yf := spacing / 2; yf < float64(h); yf += spacing {
+		y := int(yf)
+		for x := 0; x < w; {
+			if !b[y*w+x] {
+				x++
+				continue
+			}
+			x0 := x
+			for x < w && b[y*w+x] {
+				x++
+			}
+			a, c := float64(x0)+0.5+spacing/2-0.5, float64(x)-0.5-spacing/2+0.5
+			if c < a {
+				a, c = (a+c)/2, (a+c)/2
+			}
+			out = append(out, [2]Pt{{a, float64(y) + 0.5}, {c, float64(y) + 0.5}})
+		}
+	}
+	return out
+}
+
+// Remove clears from sk every pixel of the blob mask b, so no stroke runs through a
+// filled area.
+func Remove(sk, b []bool) []bool {
+	out := slices.Clone(sk)
+	for i, v := range b {
+		if v {
+			out[i] = false
+		}
+	}
+	return out
+}

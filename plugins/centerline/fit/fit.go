@@ -1,0 +1,293 @@
+// Package fit approximates a chain of points with straight lines and cubic Bézier
+// curves that stay within a tolerance of every point: corners are found first, then
+// each run between corners is fitted by least squares with chord-length parameters,
+// refined by Newton steps and split at the worst point while the error is too large
+// (after Schneider, "An algorithm for automatically fitting digitized curves", Graphics
+// Gems, 1990).
+package fit
+
+import "math"
+
+// Vec is a point or vector.
+type Vec struct{ X, Y float64 }
+
+func (a Vec) add(b Vec) Vec      { return Vec{a.X + b.X, a.Y + b.Y} }
+func (a Vec) sub(b Vec) Vec      { return Vec{a.X - b.X, a.Y - b.Y} }
+func (a Vec) mul(s float64) Vec  { return Vec{a.X * s, a.Y * s} }
+func (a Vec) dot(b Vec) float64  { return a.X*b.X + a.Y*b.Y }
+func (a Vec) len() float64       { return math.Hypot(a.X, a.Y) }
+func (a Vec) dist(b Vec) float64 { return a.sub(b).len() }
+func (a Vec) unit() Vec {
+	l := a.len()
+	if l == 0 {
+		return Vec{}
+	}
+	return a.mul(1 / l)
+}
+
+// Segment is a line (Line set; P1 and P2 unused) or a cubic from P0 to P3.
+type Segment struct {
+	Line           bool
+	P0, P1, P2, P3 Vec
+}
+
+// Options control the fit.
+type Options struct {
+	// Tolerance is the largest distance allowed between a point and the fitted curve.
+	Tolerance float64
+	// CornerAngle is the smallest turn, in degrees, that makes a corner.
+	CornerAngle float64
+}
+
+// Fit returns the segments approximating pts, which a stroke runs through in order.
+// When closed the segments return to pts[0]. radius gives the line's radius near each
+// point (the corner detector looks that far along the line); it may be nil.
+func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
+	pts = dedupe(pts)
+	if closed && len(pts) > 2 {
+		pts = append(pts, pts[0])
+	}
+	if len(pts) < 2 {
+		return nil
+	}
+	corners := findCorners(pts, radius, o.CornerAngle)
+	var out []Segment
+	for i := 1; i < len(corners); i++ {
+		out = fitRun(pts[corners[i-1]:corners[i]+1], o.Tolerance, out)
+	}
+	return out
+}
+
+func dedupe(pts []Vec) []Vec {
+	out := make([]Vec, 0, len(pts))
+	for _, p := range pts {
+		if len(out) == 0 || out[len(out)-1].dist(p) > 1e-9 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// findCorners returns the indexes that split pts: its ends and every point where the
+// direction turns by at least angle degrees between the chords to the points about
+// k pixels before and after it, keeping the sharpest point of each turn.
+func findCorners(pts []Vec, radius []float64, angle float64) []int {
+	n := len(pts)
+	cs := []int{0}
+	if angle > 0 && n > 4 {
+		cosMax := math.Cos(angle * math.Pi / 180)
+		turn := make([]float64, n)
+		// cumulative arc length
+		arc := make([]float64, n)
+		for i := 1; i < n; i++ {
+			arc[i] = arc[i-1] + pts[i].dist(pts[i-1])
+		}
+		for i := 1; i < n-1; i++ {
+			k := 3.0
+			if i < len(radius) {
+				k = math.Max(3, radius[i]*1.5)
+			}
+			a, b := i, i
+			for a > 0 && arc[i]-arc[a] < k {
+				a--
+			}
+			for b < n-1 && arc[b]-arc[i] < k {
+				b++
+			}
+			if arc[i]-arc[a] < k*0.7 || arc[b]-arc[i] < k*0.7 {
+				turn[i] = 1
+				continue
+			}
+			u, v := pts[i].sub(pts[a]).unit(), pts[b].sub(pts[i]).unit()
+			turn[i] = u.dot(v)
+		}
+		for i := 1; i < n-1; i++ {
+			if turn[i] > cosMax {
+				continue
+			}
+			// the sharpest within the turn
+			j := i
+			for j+1 < n-1 && turn[j+1] <= cosMax {
+				j++
+			}
+			best := i
+			for m := i; m <= j; m++ {
+				if turn[m] < turn[best] {
+					best = m
+				}
+			}
+			if best > cs[len(cs)-1] {
+				cs = append(cs, best)
+			}
+			i = j
+		}
+	}
+	if cs[len(cs)-1] != n-1 {
+		cs = append(cs, n-1)
+	}
+	return cs
+}
+
+// fitRun appends the segments of one run without corners.
+func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
+	if len(pts) == 2 || withinLine(pts, tol) {
+		return append(out, Segment{Line: true, P0: pts[0], P3: pts[len(pts)-1]})
+	}
+	t1 := startTangent(pts)
+	t2 := endTangent(pts)
+	return fitCubic(pts, t1, t2, tol, out, 0)
+}
+
+func withinLine(pts []Vec, tol float64) bool {
+	a, b := pts[0], pts[len(pts)-1]
+	d := b.sub(a)
+	l := d.len()
+	for _, p := range pts[1 : len(pts)-1] {
+		var e float64
+		if l == 0 {
+			e = p.dist(a)
+		} else {
+			t := p.sub(a).dot(d) / (l * l)
+			if t < 0 || t > 1 {
+				return false
+			}
+			e = math.Abs(d.X*(p.Y-a.Y)-d.Y*(p.X-a.X)) / l
+		}
+		if e > tol {
+			return false
+		}
+	}
+	return true
+}
+
+func startTangent(pts []Vec) Vec {
+	k := min(len(pts)-1, 3)
+	return pts[k].sub(pts[0]).unit()
+}
+
+func endTangent(pts []Vec) Vec {
+	n := len(pts)
+	k := min(n-1, 3)
+	return pts[n-1-k].sub(pts[n-1]).unit()
+}
+
+func fitCubic(pts []Vec, t1, t2 Vec, tol float64, out []Segment, depth int) []Segment {
+	n := len(pts)
+	if n == 2 || depth > 24 {
+		d := pts[n-1].dist(pts[0]) / 3
+		return append(out, Segment{P0: pts[0], P1: pts[0].add(t1.mul(d)), P2: pts[n-1].add(t2.mul(d)), P3: pts[n-1]})
+	}
+	u := chordParams(pts)
+	seg := generate(pts, u, t1, t2)
+	errMax, split := maxError(pts, seg, u)
+	if errMax <= tol {
+		return append(out, seg)
+	}
+	if errMax <= tol*4 {
+		for i := 0; i < 6; i++ {
+			u = reparameterise(pts, seg, u)
+			seg = generate(pts, u, t1, t2)
+			errMax, split = maxError(pts, seg, u)
+			if errMax <= tol {
+				return append(out, seg)
+			}
+		}
+	}
+	if split <= 0 || split >= n-1 {
+		split = n / 2
+	}
+	tc := pts[min(n-1, split+1)].sub(pts[max(0, split-1)]).unit()
+	if tc.len() == 0 {
+		tc = pts[n-1].sub(pts[0]).unit()
+	}
+	out = fitPart(pts[:split+1], t1, tc.mul(-1), tol, out, depth+1)
+	return fitPart(pts[split:], tc, t2, tol, out, depth+1)
+}
+
+func fitPart(pts []Vec, t1, t2 Vec, tol float64, out []Segment, depth int) []Segment {
+	if withinLine(pts, tol) {
+		return append(out, Segment{Line: true, P0: pts[0], P3: pts[len(pts)-1]})
+	}
+	return fitCubic(pts, t1, t2, tol, out, depth)
+}
+
+func chordParams(pts []Vec) []float64 {
+	u := make([]float64, len(pts))
+	for i := 1; i < len(pts); i++ {
+		u[i] = u[i-1] + pts[i].dist(pts[i-1])
+	}
+	total := u[len(u)-1]
+	for i := range u {
+		u[i] /= total
+	}
+	return u
+}
+
+func bezier(s Segment, t float64) Vec {
+	mt := 1 - t
+	a, b, c, d := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+	return Vec{a*s.P0.X + b*s.P1.X + c*s.P2.X + d*s.P3.X, a*s.P0.Y + b*s.P1.Y + c*s.P2.Y + d*s.P3.Y}
+}
+
+// generate finds the control-point distances along t1 and t2 minimising the squared
+// error at parameters u.
+func generate(pts []Vec, u []float64, t1, t2 Vec) Segment {
+	p0, p3 := pts[0], pts[len(pts)-1]
+	var c00, c01, c11, x0, x1 float64
+	for i, p := range pts {
+		t := u[i]
+		mt := 1 - t
+		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		a1, a2 := t1.mul(b1), t2.mul(b2)
+		c00 += a1.dot(a1)
+		c01 += a1.dot(a2)
+		c11 += a2.dot(a2)
+		tmp := p.sub(p0.mul(b0 + b1)).sub(p3.mul(b2 + b3))
+		x0 += a1.dot(tmp)
+		x1 += a2.dot(tmp)
+	}
+	det := c00*c11 - c01*c01
+	chord := p3.dist(p0)
+	var al1, al2 float64
+	if math.Abs(det) > 1e-12 {
+		al1 = (x0*c11 - x1*c01) / det
+		al2 = (c00*x1 - c01*x0) / det
+	}
+	if al1 < chord*1e-3 || al2 < chord*1e-3 || al1 > chord*2 || al2 > chord*2 {
+		al1, al2 = chord/3, chord/3
+	}
+	return Segment{P0: p0, P1: p0.add(t1.mul(al1)), P2: p3.add(t2.mul(al2)), P3: p3}
+}
+
+func maxError(pts []Vec, s Segment, u []float64) (float64, int) {
+	var worst float64
+	at := len(pts) / 2
+	for i := 1; i < len(pts)-1; i++ {
+		if d := bezier(s, u[i]).dist(pts[i]); d > worst {
+			worst, at = d, i
+		}
+	}
+	return worst, at
+}
+
+// reparameterise moves each parameter by one Newton step towards the closest point.
+func reparameterise(pts []Vec, s Segment, u []float64) []float64 {
+	out := make([]float64, len(u))
+	copy(out, u)
+	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
+	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
+	for i := 1; i < len(pts)-1; i++ {
+		t := u[i]
+		mt := 1 - t
+		q := bezier(s, t)
+		q1 := d1[0].mul(mt * mt).add(d1[1].mul(2 * mt * t)).add(d1[2].mul(t * t))
+		q2 := d2[0].mul(mt).add(d2[1].mul(t))
+		diff := q.sub(pts[i])
+		num := diff.dot(q1)
+		den := q1.dot(q1) + diff.dot(q2)
+		if den != 0 {
+			out[i] = math.Min(1, math.Max(0, t-num/den))
+		}
+	}
+	return out
+}

@@ -1,0 +1,644 @@
+// Package graph turns a one-pixel skeleton into strokes: it finds end points and
+// junctions, traces the pixel chains between them, prunes spurs that are short for the
+// local line width, and joins chains through junctions where the direction continues,
+// so that a "t" gives two strokes, not four.
+package graph
+
+import (
+	"math"
+	"slices"
+)
+
+// Point is a point of a stroke in pixel-centre coordinates, with the distance from it to
+// the paper (the radius of the line there).
+type Point struct {
+	X, Y, R float64
+	// Junction marks the centre of a junction the stroke passes through or ends at;
+	// the ink around it does not belong to this stroke alone.
+	Junction bool
+}
+
+// Stroke is a chain of points, open or closed.
+type Stroke struct {
+	Points []Point
+	// Closed says the last point joins back to the first.
+	Closed bool
+}
+
+// Length returns the stroke's length along its points.
+func (s *Stroke) Length() float64 {
+	var l float64
+	for i := 1; i < len(s.Points); i++ {
+		l += dist(s.Points[i-1], s.Points[i])
+	}
+	if s.Closed && len(s.Points) > 1 {
+		l += dist(s.Points[len(s.Points)-1], s.Points[0])
+	}
+	return l
+}
+
+func dist(a, b Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+
+// Options control pruning and joining.
+type Options struct {
+	// SpurFactor: a branch from a junction to a free end is a spur, and removed, when
+	// it is shorter than SpurFactor times the line radius at the junction plus SpurSlack
+	// pixels.
+	SpurFactor, SpurSlack float64
+	// JoinAngle is the largest change of direction, in degrees, at which two branches
+	// meeting at a junction continue each other.
+	JoinAngle float64
+	// JoinGaps bridges a gap between two free ends up to this many pixels when both
+	// point at each other (within JoinAngle); 0 bridges nothing.
+	JoinGaps float64
+	// CloseLoops closes a stroke whose two ends meet.
+	CloseLoops bool
+}
+
+// DefaultOptions returns the options the engine starts from.
+func DefaultOptions() Options {
+	return Options{SpurFactor: 1, SpurSlack: 2, JoinAngle: 40, CloseLoops: true}
+}
+
+type node struct {
+	x, y, r float64
+	edges   []int // incident edge ends: edge*2 + side
+	end     bool  // a free end (one skeleton neighbour)
+}
+
+type edge struct {
+	a, b    int // nodes at points[0] and points[last]; -1 for a loop without nodes
+	points  []Point
+	removed bool
+}
+
+var ring = [8][2]int{{1, 0}, {1, -1}, {0, -1}, {-1, -1}, {-1, 0}, {-1, 1}, {0, 1}, {1, 1}}
+
+// Build returns the strokes of skeleton sk (w x h), whose squared distance map is d.
+func Build(sk []bool, d []float64, w, h int, o Options) []Stroke {
+	deg := make([]uint8, len(sk))
+	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && sk[y*w+x] }
+	for i, on := range sk {
+		if !on {
+			continue
+		}
+		x, y := i%w, i/w
+		for _, r := range ring {
+			if at(x+r[0], y+r[1]) {
+				deg[i]++
+			}
+		}
+	}
+	// Nodes: clusters of junction pixels (3 or more neighbours), and free ends.
+	nodeOf := make([]int32, len(sk))
+	for i := range nodeOf {
+		nodeOf[i] = -1
+	}
+	var nodes []node
+	var members [][]int
+	for i, on := range sk {
+		if !on || nodeOf[i] >= 0 || deg[i] == 2 {
+			continue
+		}
+		id := int32(len(nodes))
+		var ms []int
+		if deg[i] <= 1 {
+			nodeOf[i] = id
+			ms = []int{i}
+		} else {
+			stack := []int{i}
+			nodeOf[i] = id
+			for len(stack) > 0 {
+				p := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				ms = append(ms, p)
+				x, y := p%w, p/w
+				for _, r := range ring {
+					q := (y+r[1])*w + x + r[0]
+					if at(x+r[0], y+r[1]) && deg[q] >= 3 && nodeOf[q] < 0 {
+						nodeOf[q] = id
+						stack = append(stack, q)
+					}
+				}
+			}
+			slices.Sort(ms)
+		}
+		var sx, sy, sr float64
+		for _, p := range ms {
+			sx += float64(p%w) + 0.5
+			sy += float64(p/w) + 0.5
+			sr = max(sr, math.Sqrt(d[p]))
+		}
+		n := float64(len(ms))
+		nodes = append(nodes, node{x: sx / n, y: sy / n, r: sr, end: deg[i] <= 1})
+		members = append(members, ms)
+	}
+	pt := func(p int) Point { return Point{X: float64(p%w) + 0.5, Y: float64(p/w) + 0.5, R: math.Sqrt(d[p])} }
+	centre := func(n int) Point { return Point{X: nodes[n].x, Y: nodes[n].y, R: nodes[n].r, Junction: !nodes[n].end} }
+	visited := make([]bool, len(sk))
+	var edges []edge
+	addEdge := func(a, b int, pts []Point) {
+		e := len(edges)
+		edges = append(edges, edge{a: a, b: b, points: pts})
+		nodes[a].edges = append(nodes[a].edges, 2*e)
+		nodes[b].edges = append(nodes[b].edges, 2*e+1)
+	}
+	for n := range nodes {
+		for _, m := range members[n] {
+			x, y := m%w, m/w
+			for _, r := range ring {
+				if !at(x+r[0], y+r[1]) {
+					continue
+				}
+				q := (y+r[1])*w + x + r[0]
+				if nodeOf[q] >= 0 {
+					// Two nodes side by side (one of them a free end): one short edge,
+					// added from the lower node.
+					if b := int(nodeOf[q]); b > n {
+						addEdge(n, b, []Point{centre(n), centre(b)})
+					}
+					continue
+				}
+				if visited[q] {
+					continue
+				}
+				pts := []Point{centre(n)}
+				if !nodes[n].end {
+					pts = append(pts, pt(m))
+				}
+				prev, cur := m, q
+				end := -1
+				for {
+					visited[cur] = true
+					pts = append(pts, pt(cur))
+					cx, cy := cur%w, cur/w
+					next := -1
+					for _, r2 := range ring {
+						c := (cy+r2[1])*w + cx + r2[0]
+						if at(cx+r2[0], cy+r2[1]) && c != prev {
+							next = c
+							break
+						}
+					}
+					if next < 0 {
+						break
+					}
+					if nodeOf[next] >= 0 {
+						end = next
+						break
+					}
+					if visited[next] {
+						break
+					}
+					prev, cur = cur, next
+				}
+				if end < 0 {
+					// A dead end inside a chain cannot happen in a thinned skeleton;
+					// end the edge where it stops.
+					continue
+				}
+				b := int(nodeOf[end])
+				if !nodes[b].end {
+					pts = append(pts, pt(end))
+				}
+				pts = append(pts, centre(b))
+				addEdge(n, b, pts)
+			}
+		}
+	}
+	// Loops without any node.
+	var loops []Stroke
+	for i, on := range sk {
+		if !on || visited[i] || nodeOf[i] >= 0 {
+			continue
+		}
+		pts := []Point{}
+		prev, cur := -1, i
+		for cur >= 0 {
+			visited[cur] = true
+			pts = append(pts, pt(cur))
+			cx, cy := cur%w, cur/w
+			next := -1
+			for _, r := range ring {
+				c := (cy+r[1])*w + cx + r[0]
+				if at(cx+r[0], cy+r[1]) && c != prev && !visited[c] {
+					next = c
+					break
+				}
+			}
+			prev, cur = cur, next
+		}
+		loops = append(loops, Stroke{Points: pts, Closed: o.CloseLoops})
+		if !o.CloseLoops && len(pts) > 0 {
+			loops[len(loops)-1].Points = append(pts, pts[0])
+		}
+	}
+	// Isolated pixels are nodes without edges: dots.
+	var dots []Stroke
+	for n := range nodes {
+		if len(nodes[n].edges) == 0 {
+			dots = append(dots, Stroke{Points: []Point{centre(n)}})
+		}
+	}
+	g := &work{nodes: nodes, edges: edges, o: o}
+	g.prune()
+	g.contract()
+	strokes := g.join()
+	strokes = joinGaps(strokes, o)
+	return append(append(dots, strokes...), loops...)
+}
+
+type work struct {
+	nodes []node
+	edges []edge
+	o     Options
+}
+
+func (g *work) degree(n int) int {
+	k := 0
+	for _, e := range g.nodes[n].edges {
+		if !g.edges[e/2].removed {
+			k++
+		}
+	}
+	return k
+}
+
+func polyLength(pts []Point) float64 {
+	var l float64
+	for i := 1; i < len(pts); i++ {
+		l += dist(pts[i-1], pts[i])
+	}
+	return l
+}
+
+// prune removes spurs: edges from a junction to a free end shorter than the line's
+// radius at the junction (times SpurFactor, plus SpurSlack), shortest first, as long as
+// the junction still has three branches.
+func (g *work) prune() {
+	for pass := 0; pass < 4; pass++ {
+		type cand struct {
+			e int
+			l float64
+		}
+		var cs []cand
+		for i, e := range g.edges {
+			if e.removed || e.a == e.b {
+				continue
+			}
+			endA, endB := g.nodes[e.a].end, g.nodes[e.b].end
+			if endA == endB {
+				continue
+			}
+			j := e.a
+			if endA {
+				j = e.b
+			}
+			l := polyLength(e.points)
+			if l < g.o.SpurFactor*g.nodes[j].r+g.o.SpurSlack {
+				cs = append(cs, cand{i, l})
+			}
+		}
+		slices.SortStableFunc(cs, func(a, b cand) int {
+			switch {
+			case a.l < b.l:
+				return -1
+			case a.l > b.l:
+				return 1
+			}
+			return 0
+		})
+		removed := false
+		for _, c := range cs {
+			e := &g.edges[c.e]
+			j := e.a
+			if g.nodes[e.a].end {
+				j = e.b
+			}
+			if g.degree(j) >= 3 {
+				e.removed = true
+				removed = true
+			}
+		}
+		if !removed {
+			return
+		}
+	}
+}
+
+// contract merges junctions joined by an edge shorter than their two radii: where two
+// wide lines cross at an angle the skeleton splits the crossing into two forks, and
+// only as one node do the four branches pair up by direction.
+func (g *work) contract() {
+	parent := make([]int, len(g.nodes))
+	for i := range parent {
+		parent[i] = i
+	}
+	find := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	merged := false
+	for i := range g.edges {
+		e := &g.edges[i]
+		if e.removed || e.a == e.b || g.nodes[e.a].end || g.nodes[e.b].end {
+			continue
+		}
+		ra, rb := find(e.a), find(e.b)
+		if ra == rb {
+			continue
+		}
+		if polyLength(e.points) < g.nodes[e.a].r+g.nodes[e.b].r {
+			e.removed = true
+			parent[max(ra, rb)] = min(ra, rb)
+			merged = true
+		}
+	}
+	if !merged {
+		return
+	}
+	// Each merged node sits at the mean of its parts, with the largest radius, and
+	// takes over their edges.
+	type acc struct{ x, y, r, n float64 }
+	sums := make([]acc, len(g.nodes))
+	for i, n := range g.nodes {
+		r := find(i)
+		sums[r].x += n.x
+		sums[r].y += n.y
+		sums[r].n++
+		sums[r].r = max(sums[r].r, n.r)
+	}
+	for i := range g.nodes {
+		if find(i) != i {
+			continue
+		}
+		g.nodes[i].x, g.nodes[i].y, g.nodes[i].r = sums[i].x/sums[i].n, sums[i].y/sums[i].n, sums[i].r
+	}
+	for i := range g.nodes {
+		if r := find(i); r != i {
+			g.nodes[r].edges = append(g.nodes[r].edges, g.nodes[i].edges...)
+			g.nodes[i].edges = nil
+		}
+	}
+	for i := range g.edges {
+		e := &g.edges[i]
+		e.a, e.b = find(e.a), find(e.b)
+		if e.removed {
+			continue
+		}
+		for _, k := range [2]int{0, len(e.points) - 1} {
+			n := e.a
+			if k > 0 {
+				n = e.b
+			}
+			if !g.nodes[n].end {
+				e.points[k].X, e.points[k].Y, e.points[k].R = g.nodes[n].x, g.nodes[n].y, g.nodes[n].r
+			}
+		}
+	}
+}
+
+// direction returns the unit direction in which edge end ee leaves its node, measured
+// beyond the junction's radius, where the ink is the branch's own.
+func (g *work) direction(ee int) (float64, float64) {
+	e := g.edges[ee/2]
+	pts := e.points
+	n := e.a
+	if ee%2 == 1 {
+		pts = slices.Clone(pts)
+		slices.Reverse(pts)
+		n = e.b
+	}
+	r := g.nodes[n].r
+	s0, s1 := r, r+max(4, 2*r)
+	total := polyLength(pts)
+	if s1 > total {
+		s1 = total
+		s0 = min(s0, total/2)
+	}
+	a, b := pointAt(pts, s0), pointAt(pts, s1)
+	dx, dy := b.X-a.X, b.Y-a.Y
+	l := math.Hypot(dx, dy)
+	if l == 0 {
+		return 0, 0
+	}
+	return dx / l, dy / l
+}
+
+func pointAt(pts []Point, s float64) Point {
+	for i := 1; i < len(pts); i++ {
+		l := dist(pts[i-1], pts[i])
+		if s <= l && l > 0 {
+			t := s / l
+			return Point{X: pts[i-1].X + t*(pts[i].X-pts[i-1].X), Y: pts[i-1].Y + t*(pts[i].Y-pts[i-1].Y)}
+		}
+		s -= l
+	}
+	return pts[len(pts)-1]
+}
+
+// join pairs the branches at each node that continue each other and chains edges into
+// strokes.
+func (g *work) join() []Stroke {
+	pair := map[int]int{}
+	cosMin := math.Cos(g.o.JoinAngle * math.Pi / 180)
+	for n := range g.nodes {
+		var ends []int
+		for _, e := range g.nodes[n].edges {
+			if !g.edges[e/2].removed {
+				ends = append(ends, e)
+			}
+		}
+		if len(ends) == 2 {
+			pair[ends[0]], pair[ends[1]] = ends[1], ends[0]
+			continue
+		}
+		if len(ends) < 3 {
+			continue
+		}
+		type cand struct {
+			a, b int
+			c    float64
+		}
+		var cs []cand
+		dirs := make([][2]float64, len(ends))
+		for i, e := range ends {
+			dirs[i][0], dirs[i][1] = g.direction(e)
+		}
+		for i := range ends {
+			for j := i + 1; j < len(ends); j++ {
+				c := -(dirs[i][0]*dirs[j][0] + dirs[i][1]*dirs[j][1])
+				if c >= cosMin {
+					cs = append(cs, cand{ends[i], ends[j], c})
+				}
+			}
+		}
+		slices.SortStableFunc(cs, func(a, b cand) int {
+			switch {
+			case a.c > b.c:
+				return -1
+			case a.c < b.c:
+				return 1
+			}
+			return 0
+		})
+		for _, c := range cs {
+			if _, ok := pair[c.a]; ok {
+				continue
+			}
+			if _, ok := pair[c.b]; ok {
+				continue
+			}
+			if c.a/2 == c.b/2 {
+				continue // an edge looping back to its own node stays a loop
+			}
+			pair[c.a], pair[c.b] = c.b, c.a
+		}
+	}
+	used := make([]bool, len(g.edges))
+	var out []Stroke
+	for start := range g.edges {
+		if used[start] || g.edges[start].removed {
+			continue
+		}
+		// Walk backwards from the start edge's side 0 to find the chain's first edge.
+		first := 2 * start // end of the chain: edge end we leave at the start
+		seen := map[int]bool{start: true}
+		closed := false
+		for {
+			p, ok := pair[first]
+			if !ok {
+				break
+			}
+			if seen[p/2] {
+				closed = true
+				break
+			}
+			seen[p/2] = true
+			first = p ^ 1
+		}
+		// Now walk forwards from first.
+		var pts []Point
+		cur := first
+		for {
+			e := cur / 2
+			used[e] = true
+			ep := g.edges[e].points
+			if cur%2 == 1 {
+				ep = slices.Clone(ep)
+				slices.Reverse(ep)
+			}
+			if len(pts) > 0 {
+				ep = ep[1:]
+			}
+			pts = append(pts, ep...)
+			p, ok := pair[cur^1]
+			if !ok || used[p/2] {
+				break
+			}
+			cur = p
+		}
+		if closed || (g.edges[first/2].a == g.edges[first/2].b && len(seen) == 1 && first/2 == cur/2 && pts[0] == pts[len(pts)-1]) {
+			if g.o.CloseLoops && len(pts) > 2 && pts[0].X == pts[len(pts)-1].X && pts[0].Y == pts[len(pts)-1].Y {
+				out = append(out, Stroke{Points: pts[:len(pts)-1], Closed: true})
+				continue
+			}
+		}
+		out = append(out, Stroke{Points: pts})
+	}
+	return out
+}
+
+// joinGaps bridges free ends that point at each other across at most o.JoinGaps pixels,
+// closest first; a stroke whose own two ends meet is closed when o.CloseLoops is set.
+func joinGaps(ss []Stroke, o Options) []Stroke {
+	if o.JoinGaps <= 0 {
+		return ss
+	}
+	cosMin := math.Cos(o.JoinAngle * math.Pi / 180)
+	type end struct{ s, side int }
+	dir := func(s Stroke, side int) (Point, float64, float64) {
+		pts := s.Points
+		if side == 0 {
+			pts = slices.Clone(pts)
+			slices.Reverse(pts)
+		}
+		// pts now ends at the free end; direction of travel out of it.
+		last := pts[len(pts)-1]
+		back := pointAt(reversed(pts), max(3, 2*last.R))
+		dx, dy := last.X-back.X, last.Y-back.Y
+		l := math.Hypot(dx, dy)
+		if l == 0 {
+			return last, 0, 0
+		}
+		return last, dx / l, dy / l
+	}
+	for {
+		type cand struct {
+			a, b end
+			d    float64
+		}
+		var best *cand
+		for i := range ss {
+			if ss[i].Closed || len(ss[i].Points) < 2 {
+				continue
+			}
+			for si := 0; si < 2; si++ {
+				pa, ax, ay := dir(ss[i], si)
+				for j := i; j < len(ss); j++ {
+					if ss[j].Closed || len(ss[j].Points) < 2 {
+						continue
+					}
+					for sj := 0; sj < 2; sj++ {
+						if j == i && sj <= si {
+							continue
+						}
+						pb, bx, by := dir(ss[j], sj)
+						dd := math.Hypot(pb.X-pa.X, pb.Y-pa.Y)
+						if dd > o.JoinGaps || dd == 0 {
+							continue
+						}
+						ux, uy := (pb.X-pa.X)/dd, (pb.Y-pa.Y)/dd
+						if ax*ux+ay*uy < cosMin || -(bx*ux+by*uy) < cosMin {
+							continue
+						}
+						if j == i && !o.CloseLoops {
+							continue
+						}
+						if best == nil || dd < best.d {
+							best = &cand{end{i, si}, end{j, sj}, dd}
+						}
+					}
+				}
+			}
+		}
+		if best == nil {
+			return ss
+		}
+		a, b := best.a, best.b
+		if a.s == b.s {
+			ss[a.s].Closed = true
+			continue
+		}
+		// Orient a to end at its joined end and b to start at its joined end.
+		pa := slices.Clone(ss[a.s].Points)
+		if a.side == 0 {
+			slices.Reverse(pa)
+		}
+		pb := slices.Clone(ss[b.s].Points)
+		if b.side == 1 {
+			slices.Reverse(pb)
+		}
+		ss[a.s] = Stroke{Points: append(pa, pb...)}
+		ss = slices.Delete(ss, b.s, b.s+1)
+	}
+}
+
+func reversed(pts []Point) []Point {
+	r := slices.Clone(pts)
+	slices.Reverse(r)
+	return r
+}

@@ -1,0 +1,191 @@
+// Package ink turns an image into ink coverage and a binary ink mask: a grey level per
+// pixel (how dark the ink is, composited over white) and the pixels counted as ink by a
+// fixed threshold, Otsu's global threshold or Sauvola's adaptive one.
+package ink
+
+import (
+	"fmt"
+	"image"
+	"math"
+)
+
+// Mode is how the ink/paper threshold is chosen.
+type Mode int
+
+const (
+	// Fixed counts a pixel as ink when its darkness exceeds 255 - Level.
+	Fixed Mode = iota
+	// Otsu chooses the global level that best separates two classes of darkness.
+	Otsu
+	// Adaptive compares each pixel with its neighbourhood (Sauvola), for uneven lighting.
+	Adaptive
+)
+
+// ParseMode returns the Mode called s: "fixed", "otsu" or "adaptive".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "fixed":
+		return Fixed, nil
+	case "otsu":
+		return Otsu, nil
+	case "adaptive":
+		return Adaptive, nil
+	}
+	return 0, fmt.Errorf("unknown threshold mode %q", s)
+}
+
+// Image is a grey image of ink darkness: 0 is paper (white), 255 full ink.
+type Image struct {
+	W, H int
+	Pix  []uint8
+}
+
+// At returns the darkness at (x, y), 0 outside the image.
+func (m *Image) At(x, y int) uint8 {
+	if x < 0 || y < 0 || x >= m.W || y >= m.H {
+		return 0
+	}
+	return m.Pix[y*m.W+x]
+}
+
+// Bilinear returns the darkness at the real point (x, y) in pixel-centre coordinates
+// (the centre of pixel (i, j) is (i+0.5, j+0.5)), interpolated, in [0, 1].
+func (m *Image) Bilinear(x, y float64) float64 {
+	x -= 0.5
+	y -= 0.5
+	x0, y0 := math.Floor(x), math.Floor(y)
+	fx, fy := x-x0, y-y0
+	i, j := int(x0), int(y0)
+	a := float64(m.At(i, j))*(1-fx) + float64(m.At(i+1, j))*fx
+	b := float64(m.At(i, j+1))*(1-fx) + float64(m.At(i+1, j+1))*fx
+	return (a*(1-fy) + b*fy) / 255
+}
+
+// Darkness returns the darkness of img composited over white: 255 minus the luma
+// (0.299 R + 0.587 G + 0.114 B), as potrace's threshold measures it.
+func Darkness(img *image.NRGBA) *Image {
+	b := img.Rect
+	w, h := b.Dx(), b.Dy()
+	out := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	for y := 0; y < h; y++ {
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		for x := 0; x < w; x++ {
+			p := row[4*x : 4*x+4]
+			a := int(p[3])
+			// Integer luma in 1/1000ths, composited over white.
+			l := (299*int(p[0]) + 587*int(p[1]) + 114*int(p[2]) + 500) / 1000
+			l = (l*a + 255*(255-a) + 127) / 255
+			out.Pix[y*w+x] = uint8(255 - l)
+		}
+	}
+	return out
+}
+
+// Mask is a binary image: true marks ink.
+type Mask struct {
+	W, H int
+	Pix  []bool
+}
+
+// NewMask returns an empty w x h mask.
+func NewMask(w, h int) *Mask { return &Mask{W: w, H: h, Pix: make([]bool, w*h)} }
+
+// Count returns the number of ink pixels.
+func (m *Mask) Count() int {
+	n := 0
+	for _, v := range m.Pix {
+		if v {
+			n++
+		}
+	}
+	return n
+}
+
+// Threshold returns the ink mask of g: pixels whose darkness is above 255 - level in
+// Fixed mode (level is the luma threshold, as potrace's), above Otsu's level, or above
+// Sauvola's local level over a window of about four line widths.
+func Threshold(g *Image, mode Mode, level float64) *Mask {
+	m := NewMask(g.W, g.H)
+	switch mode {
+	case Otsu:
+		t := OtsuLevel(g)
+		for i, v := range g.Pix {
+			m.Pix[i] = v > t
+		}
+	case Adaptive:
+		sauvola(g, m, 0.2)
+	default:
+		t := 255 - level
+		for i, v := range g.Pix {
+			m.Pix[i] = float64(v) > t
+		}
+	}
+	return m
+}
+
+// OtsuLevel returns the darkness that maximises the between-class variance of g's
+// histogram (Otsu 1979); pixels above it are ink.
+func OtsuLevel(g *Image) uint8 {
+	var hist [256]float64
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	total := float64(len(g.Pix))
+	var sum float64
+	for i, c := range hist {
+		sum += float64(i) * c
+	}
+	var wB, sumB, best float64
+	level := uint8(127)
+	for t := 0; t < 255; t++ {
+		wB += hist[t]
+		if wB == 0 {
+			continue
+		}
+		wF := total - wB
+		if wF == 0 {
+			break
+		}
+		sumB += float64(t) * hist[t]
+		mB, mF := sumB/wB, (sum-sumB)/wF
+		if v := wB * wF * (mB - mF) * (mB - mF); v > best {
+			best, level = v, uint8(t)
+		}
+	}
+	return level
+}
+
+// sauvola thresholds g locally (Sauvola and Pietikäinen 2000): a pixel is ink when its
+// brightness is below mean * (1 + k (sd/128 - 1)) over a window, computed with summed
+// area tables. Pixels barely darker than paper (darkness under 32) are never ink, so
+// flat paper does not turn to noise.
+func sauvola(g *Image, m *Mask, k float64) {
+	w, h := g.W, g.H
+	r := max(7, min(w, h)/40)
+	sum := make([]float64, (w+1)*(h+1))
+	sq := make([]float64, (w+1)*(h+1))
+	for y := 0; y < h; y++ {
+		var rs, rq float64
+		for x := 0; x < w; x++ {
+			v := 255 - float64(g.Pix[y*w+x])
+			rs += v
+			rq += v * v
+			sum[(y+1)*(w+1)+x+1] = sum[y*(w+1)+x+1] + rs
+			sq[(y+1)*(w+1)+x+1] = sq[y*(w+1)+x+1] + rq
+		}
+	}
+	for y := 0; y < h; y++ {
+		y0, y1 := max(0, y-r), min(h, y+r+1)
+		for x := 0; x < w; x++ {
+			x0, x1 := max(0, x-r), min(w, x+r+1)
+			n := float64((x1 - x0) * (y1 - y0))
+			s := sum[y1*(w+1)+x1] - sum[y0*(w+1)+x1] - sum[y1*(w+1)+x0] + sum[y0*(w+1)+x0]
+			q := sq[y1*(w+1)+x1] - sq[y0*(w+1)+x1] - sq[y1*(w+1)+x0] + sq[y0*(w+1)+x0]
+			mean := s / n
+			sd := math.Sqrt(math.Max(0, q/n-mean*mean))
+			t := mean * (1 + k*(sd/128-1))
+			d := g.Pix[y*w+x]
+			m.Pix[y*w+x] = d >= 32 && 255-float64(d) < t
+		}
+	}
+}

@@ -1,0 +1,283 @@
+// Package trace is the centre-line tracer: it binarises an image (package ink), finds
+// the medial axis (distance, skeleton), builds strokes (graph), centres and measures
+// them on the grey levels (width), fits lines and curves (fit), sets filled areas apart
+// (fill), orders the strokes for a pen (order) and writes the SVG (svgout).
+package trace
+
+import (
+	"context"
+	"image"
+	"image/color"
+	"math"
+	"slices"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/fill"
+	"github.com/tracecraft/tracecraft/plugins/centerline/fit"
+	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/plugins/centerline/order"
+	"github.com/tracecraft/tracecraft/plugins/centerline/skeleton"
+	"github.com/tracecraft/tracecraft/plugins/centerline/svgout"
+	"github.com/tracecraft/tracecraft/plugins/centerline/width"
+)
+
+// WidthMode says how a stroke's width is chosen.
+type WidthMode int
+
+const (
+	// WidthAuto gives each stroke its own median width.
+	WidthAuto WidthMode = iota
+	// WidthVariable splits a stroke where its width changes a lot, each part with its
+	// own median width.
+	WidthVariable
+	// WidthFixed gives every stroke Options.Width.
+	WidthFixed
+)
+
+// FillMode says how solid areas wider than lines are drawn.
+type FillMode int
+
+const (
+	// FillOutline draws them as filled outlines.
+	FillOutline FillMode = iota
+	// FillHatch draws them as parallel strokes, for a pen.
+	FillHatch
+)
+
+// Options are the tracer's settings.
+type Options struct {
+	// Threshold and Level binarise the image (Level is the luma threshold of Fixed).
+	Threshold ink.Mode
+	Level     float64
+	// MinLength drops strokes whose drawn extent (length plus width) is shorter.
+	MinLength float64
+	// Tolerance is the fit's largest distance from the measured centre line.
+	Tolerance float64
+	// Width chooses stroke widths; FixedWidth is used with WidthFixed.
+	Width      WidthMode
+	FixedWidth float64
+	// JoinGaps bridges gaps between aligned free ends up to this many pixels.
+	JoinGaps float64
+	// Fill chooses how solid areas are drawn.
+	Fill FillMode
+	// CloseLoops closes strokes whose ends meet.
+	CloseLoops bool
+	// Colors is the number of pen colours (1: every ink pixel is one black pen).
+	Colors int
+}
+
+// DefaultOptions returns the engine's defaults.
+func DefaultOptions() Options {
+	return Options{Threshold: ink.Fixed, Level: 128, MinLength: 4, Tolerance: 0.5, CloseLoops: true, Colors: 1}
+}
+
+// Result is a traced image.
+type Result struct {
+	SVG []byte
+	// Travel is the pen-up travel between strokes, in pixels.
+	Travel float64
+	// Strokes and Segments count what was written.
+	Strokes, Segments int
+	// Groups holds the strokes before writing, for measurements.
+	Groups []svgout.Group
+}
+
+// blobFactor: an area is a filled blob, not a line, where a disc this many times the
+// typical line radius fits (and at least minBlobRadius pixels).
+const (
+	blobFactor    = 3
+	minBlobRadius = 6
+)
+
+// Trace traces img with o.
+func Trace(ctx context.Context, img *image.NRGBA, o Options) (Result, error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	var groups []svgout.Group
+	if o.Colors <= 1 {
+		g := ink.Darkness(img)
+		m := ink.Threshold(g, o.Threshold, o.Level)
+		grp, err := traceMask(ctx, g, m.Pix, w, h, o)
+		if err != nil {
+			return Result{}, err
+		}
+		grp.Color = color.NRGBA{A: 255}
+		groups = append(groups, grp)
+	} else {
+		g := ink.Strength(img)
+		m := ink.Threshold(g, o.Threshold, o.Level)
+		cols, labels := ink.Palette(img, m, o.Colors)
+		for c, col := range cols {
+			mc := make([]bool, len(labels))
+			gc := &ink.Image{W: w, H: h, Pix: slices.Clone(g.Pix)}
+			for i, l := range labels {
+				mc[i] = l == c
+				if l >= 0 && l != c {
+					gc.Pix[i] = 0
+				}
+			}
+			grp, err := traceMask(ctx, gc, mc, w, h, o)
+			if err != nil {
+				return Result{}, err
+			}
+			grp.Color = col
+			groups = append(groups, grp)
+		}
+	}
+	travel := 0.0
+	strokes := 0
+	for gi := range groups {
+		strokes += len(groups[gi].Strokes)
+		var t float64
+		groups[gi].Strokes, t = ordered(groups[gi].Strokes)
+		travel += t
+	}
+	doc, segs := svgout.Document(w, h, groups, travel)
+	return Result{SVG: doc, Travel: travel, Strokes: strokes, Segments: segs, Groups: groups}, nil
+}
+
+func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options) (svgout.Group, error) {
+	var grp svgout.Group
+	if err := ctx.Err(); err != nil {
+		return grp, err
+	}
+	d := distance.Transform(m, w, h)
+	if err := ctx.Err(); err != nil {
+		return grp, err
+	}
+	sk, err := skeleton.Thin(ctx, m, d, w, h)
+	if err != nil {
+		return grp, err
+	}
+	// The typical line radius: the median distance on the skeleton.
+	var radii []float64
+	for i, on := range sk {
+		if on {
+			radii = append(radii, d[i])
+		}
+	}
+	typical := 1.0
+	if len(radii) > 0 {
+		slices.Sort(radii)
+		typical = math.Sqrt(radii[len(radii)/2])
+	}
+	blobR := math.Max(minBlobRadius, blobFactor*typical)
+	blobs := fill.Blobs(m, d, w, h, blobR)
+	if blobs != nil {
+		sk = fill.Remove(sk, blobs)
+	}
+	gopt := graph.DefaultOptions()
+	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
+	ss := graph.Build(sk, d, w, h, gopt)
+	if err := ctx.Err(); err != nil {
+		return grp, err
+	}
+	level := width.InkLevel(g, m, d)
+	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: 55}
+	all := make([]width.Measured, len(ss))
+	for i, s := range ss {
+		all[i] = width.Measure(s, g, level)
+	}
+	width.Snap(all)
+	for i, s := range ss {
+		meas := all[i]
+		fallback := fallbackWidth(s)
+		if s.Length()+meas.Median(fallback) < o.MinLength {
+			continue
+		}
+		width.Ends(&meas, g, level, meas.Median(fallback))
+		parts := []width.Measured{meas}
+		if o.Width == WidthVariable {
+			parts = width.Split(meas, 1.5, 8)
+		}
+		for _, part := range parts {
+			pts := make([]fit.Vec, len(part.Points))
+			radius := make([]float64, len(part.Points))
+			for i, p := range part.Points {
+				pts[i] = fit.Vec{X: p.X, Y: p.Y}
+				radius[i] = p.R
+			}
+			segs := fit.Fit(pts, radius, part.Closed, fopt)
+			if len(segs) == 0 {
+				// A dot: a zero-length line drawn with round caps.
+				segs = []fit.Segment{{Line: true, P0: pts[0], P3: pts[0]}}
+			}
+			wd := part.Median(fallback)
+			if o.Width == WidthFixed {
+				wd = o.FixedWidth
+			}
+			grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: segs, Width: wd, Closed: part.Closed})
+		}
+	}
+	if blobs != nil {
+		if o.Fill == FillHatch {
+			spacing := math.Max(1, 2*typical)
+			for _, l := range fill.Hatch(blobs, w, h, spacing) {
+				a, b := fit.Vec{X: l[0].X, Y: l[0].Y}, fit.Vec{X: l[1].X, Y: l[1].Y}
+				grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: []fit.Segment{{Line: true, P0: a, P3: b}}, Width: spacing})
+			}
+		} else {
+			for _, poly := range fill.Outlines(blobs, w, h) {
+				pts := make([]fit.Vec, len(poly))
+				for i, p := range poly {
+					pts[i] = fit.Vec{X: p.X, Y: p.Y}
+				}
+				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: 0.75, CornerAngle: 60}); len(segs) > 0 {
+					grp.Fills = append(grp.Fills, segs)
+				}
+			}
+		}
+	}
+	return grp, nil
+}
+
+// ordered returns strokes in greedy pen order, reversing those drawn backwards, and
+// the pen-up travel.
+func ordered(ss []svgout.Stroke) ([]svgout.Stroke, float64) {
+	ends := make([]order.Ends, len(ss))
+	for i, s := range ss {
+		a, b := s.Segments[0].P0, s.Segments[len(s.Segments)-1].P3
+		if s.Closed {
+			b = a
+		}
+		ends[i] = order.Ends{X0: a.X, Y0: a.Y, X1: b.X, Y1: b.Y}
+	}
+	steps, travel := order.Greedy(ends)
+	out := make([]svgout.Stroke, len(ss))
+	for k, st := range steps {
+		s := ss[st.Index]
+		if st.Reversed && !s.Closed {
+			s.Segments = reverse(s.Segments)
+		}
+		out[k] = s
+	}
+	return out, travel
+}
+
+func reverse(segs []fit.Segment) []fit.Segment {
+	out := make([]fit.Segment, len(segs))
+	for i, s := range segs {
+		out[len(segs)-1-i] = fit.Segment{Line: s.Line, P0: s.P3, P1: s.P2, P2: s.P1, P3: s.P0}
+	}
+	return out
+}
+
+// fallbackWidth is the width of a stroke whose ink is all shared with junctions: from
+// the distance map, the median radius of its points away from junctions (or the
+// smallest), less the half pixel between a pixel centre and the paper's edge.
+func fallbackWidth(s graph.Stroke) float64 {
+	var rs []float64
+	least := math.Inf(1)
+	for _, p := range s.Points {
+		least = math.Min(least, p.R)
+		if !p.Junction {
+			rs = append(rs, p.R)
+		}
+	}
+	r := least
+	if len(rs) > 0 {
+		slices.Sort(rs)
+		r = rs[len(rs)/2]
+	}
+	return math.Max(1, 2*r-1)
+}

@@ -1,0 +1,64 @@
+package width
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+)
+
+// band returns a 40 x 20 darkness image of a horizontal band of ink between y0 and
+// y1 (real numbers; edge pixels partly covered).
+func band(y0, y1 float64) *ink.Image {
+	g := &ink.Image{W: 40, H: 20, Pix: make([]uint8, 800)}
+	for y := 0; y < 20; y++ {
+		c := math.Max(0, math.Min(float64(y+1), y1)-math.Max(float64(y), y0))
+		for x := 0; x < 40; x++ {
+			g.Pix[y*40+x] = uint8(math.Round(255 * c))
+		}
+	}
+	return g
+}
+
+func TestMeasureCentresAndMeasuresABand(t *testing.T) {
+	tests := []struct{ y0, y1 float64 }{{8, 11}, {7.3, 12.1}, {9.5, 10.5}, {5, 15}}
+	for _, tt := range tests {
+		g := band(tt.y0, tt.y1)
+		var s graph.Stroke
+		for x := 5; x < 35; x++ {
+			s.Points = append(s.Points, graph.Point{X: float64(x) + 0.5, Y: 10.5, R: (tt.y1 - tt.y0) / 2})
+		}
+		m := Measure(s, g, 1)
+		wantY, wantW := (tt.y0+tt.y1)/2, tt.y1-tt.y0
+		if got := m.Points[15].Y; math.Abs(got-wantY) > 0.05 {
+			t.Errorf("band %v-%v: centre %.3f, want %.3f", tt.y0, tt.y1, got, wantY)
+		}
+		if got := m.Median(0); math.Abs(got-wantW) > 0.1 {
+			t.Errorf("band %v-%v: width %.3f, want %.3f", tt.y0, tt.y1, got, wantW)
+		}
+	}
+}
+
+func TestSplitCutsWhereTheWidthChanges(t *testing.T) {
+	m := Measured{}
+	for i := 0; i < 60; i++ {
+		m.Points = append(m.Points, graph.Point{X: float64(i)})
+		w := 2.0
+		if i >= 30 {
+			w = 6
+		}
+		m.Widths = append(m.Widths, w)
+	}
+	parts := Split(m, 1.5, 8)
+	if len(parts) != 2 || parts[0].Median(0) != 2 || parts[1].Median(0) != 6 {
+		t.Errorf("%d parts, want 2 of widths 2 and 6", len(parts))
+	}
+	m.Widths[30] = 6
+	for i := range m.Widths {
+		m.Widths[i] = 3 + float64(i%2)*0.5
+	}
+	if parts := Split(m, 1.5, 8); len(parts) != 1 {
+		t.Errorf("a steady width was split into %d parts", len(parts))
+	}
+}
