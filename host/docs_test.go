@@ -21,7 +21,7 @@ import (
 // and docs/errors.md are checked against the table in package fault.
 func TestTheErrorTableIsTheOneEveryDocumentShows(t *testing.T) {
 	plugins := t.TempDir()
-	for _, e := range []string{"tracecraft", "vtracer", "potrace", "tracecraft2", "potrace2"} {
+	for _, e := range []string{"tracecraft", "vtracer", "potrace", "tracecraft2", "potrace2", "centerline"} {
 		testbin.Install(t, testbin.Build(t, "./plugins/"+e), plugins, e)
 	}
 	h := startHost(t, plugins, t.TempDir())
