@@ -262,12 +262,14 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 	c, err := pluginhost.Start(launch)
 	if err != nil {
 		r.removeCopy(exe, path)
+		public := "the plugin did not start or failed the handshake " +
+			"(not a Tracecraft engine, or built with an sdk whose protocol this host does not serve)"
 		var ve *pluginhost.VersionError
 		if errors.As(err, &ve) {
-			return ve // says which sdk release to rebuild with, and holds no paths
+			// It says which sdk release to rebuild with, and holds no paths.
+			public = "the plugin failed the handshake: " + ve.Error()
 		}
-		return hidden(fmt.Errorf("handshake failed: %w", err), "the plugin did not start or failed the handshake "+
-			"(not a Tracecraft engine, or built with an sdk whose protocol this host does not serve)")
+		return hidden(fmt.Errorf("handshake failed: %w", err), public)
 	}
 	r.cfg.Observer.ProcessStarted(name)
 	r.recordGroup(c.Pid())
