@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -45,8 +46,40 @@ type serveConfig struct {
 
 // serve runs the HTTP service until ctx ends (SIGINT or SIGTERM), then drains it.
 func serve(ctx context.Context, args []string, stderr io.Writer) error {
-	var cfg serveConfig
-	fs := newFlags("serve", stderr)
+	m := &Main{Stderr: stderr}
+	if err := m.ParseFlags(args); err != nil {
+		return err
+	}
+	defer m.Close()
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	return m.Run(ctx)
+}
+
+// Main is the serve command as a value: ParseFlags, Open, Run until the context ends,
+// Close. Tests run it in-process the same way.
+type Main struct {
+	// Stderr receives the usage text and the log.
+	Stderr io.Writer
+
+	cfg     serveConfig
+	logger  hclog.Logger
+	store   store.Store
+	runDir  string
+	engines *engines.Registry
+	loaded  int
+	public  *lanes.Lane
+	keyed   *lanes.Lane
+	api     *api.Server
+	ln      net.Listener
+	closers []func() // run by Close, last first
+}
+
+// ParseFlags reads the serve command's flags.
+func (m *Main) ParseFlags(args []string) error {
+	cfg := &m.cfg
+	fs := newFlags("serve", m.Stderr)
 	fs.StringVar(&cfg.addr, "addr", ":8080", "address to listen on")
 	fs.IntVar(&cfg.workers, "workers", defaultWorkers(), "workers per lane (public and keyed)")
 	fs.IntVar(&cfg.queue, "queue", 32, "jobs that may wait per lane beyond those running; more are answered 429")
@@ -63,52 +96,61 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) > 0 {
-		fmt.Fprintf(stderr, "tracecraft serve: unexpected argument %q\n", pos[0])
+		fmt.Fprintf(m.Stderr, "tracecraft serve: unexpected argument %q\n", pos[0])
 		return errUsage
 	}
 	if cfg.workers < 1 || cfg.queue < 0 || cfg.maxUpload < 1 || cfg.maxPixels < 1 || cfg.jobTimeout <= 0 || cfg.uploadMemory < cfg.maxUpload {
-		fmt.Fprintln(stderr, "tracecraft serve: --workers must be at least 1, --queue at least 0, --max-upload, --max-pixels and --job-timeout positive, --upload-memory at least --max-upload")
+		fmt.Fprintln(m.Stderr, "tracecraft serve: --workers must be at least 1, --queue at least 0, --max-upload, --max-pixels and --job-timeout positive, --upload-memory at least --max-upload")
 		return errUsage
 	}
-	logger := newLogger(cfg.common, stderr)
+	return nil
+}
 
+// Open opens the store, prepares the run folder, loads the engines, makes the lanes and
+// the API server, and listens. What it opened is released by Close, also when it fails
+// part way.
+func (m *Main) Open(ctx context.Context) error {
+	cfg := m.cfg
+	m.logger = newLogger(cfg.common, m.Stderr)
 	// Uploads held in memory are bounded by --upload-memory; a soft limit a little
 	// above it makes the collector work harder before the process grows past it.
 	debug.SetMemoryLimit(cfg.uploadMemory + 256<<20)
 
-	st, err := openStore(ctx, cfg.common, logger)
+	st, err := openStore(ctx, cfg.common, m.logger)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	m.store = st
+	m.closers = append(m.closers, func() { st.Close() })
 
-	runDir, err := prepareRunDir(cfg.dataDir, logger)
-	if err != nil {
+	if m.runDir, err = prepareRunDir(cfg.dataDir, m.logger); err != nil {
 		return err
 	}
-	defer os.RemoveAll(runDir)
+	runDir := m.runDir
+	m.closers = append(m.closers, func() { os.RemoveAll(runDir) })
 
 	mets := metrics.New(buildVersion())
-	reg := engines.New(engines.Config{
+	m.engines = engines.New(engines.Config{
 		Dir: cfg.pluginsDir, RunDir: runDir, Processes: 2 * cfg.workers,
-		IdleTimeout: cfg.idleTimeout, Logger: logger, Observer: mets, MaxSVG: cfg.maxSVG,
+		IdleTimeout: cfg.idleTimeout, Logger: m.logger, Observer: mets, MaxSVG: cfg.maxSVG,
 		CrashLimit: cfg.crashLimit, CrashWindow: cfg.crashWindow, CrashBackoff: cfg.crashBackoff,
 	})
-	defer reg.Close()
-	n, err := reg.Reload(ctx, nil)
+	m.closers = append(m.closers, m.engines.Close)
+	m.loaded, err = m.engines.Reload(ctx, nil)
 	if err != nil {
-		logger.Error("cannot read the plugins folder; the service starts without engines", "dir", cfg.pluginsDir, "error", err)
-	} else if n == 0 {
-		logger.Warn("no engine plugins found; the service starts without engines", "dir", cfg.pluginsDir)
+		m.logger.Error("cannot read the plugins folder; the service starts without engines", "dir", cfg.pluginsDir, "error", err)
+	} else if m.loaded == 0 {
+		m.logger.Warn("no engine plugins found; the service starts without engines", "dir", cfg.pluginsDir)
 	}
 
-	public := lanes.New(lanes.Config{Name: "public", Workers: cfg.workers, Capacity: cfg.queue})
-	keyed := lanes.New(lanes.Config{Name: "keyed", Workers: cfg.workers, Capacity: cfg.queue, PerKey: (cfg.queue + 1) / 2})
-	mets.WatchLanes(public, keyed)
-	mets.WatchEngines(reg.Statuses)
-	srv := &api.Server{
-		Tracing: &tracing.Service{Engines: reg, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout},
-		Public:  public, Keyed: keyed,
+	m.public = lanes.New(lanes.Config{Name: "public", Workers: cfg.workers, Capacity: cfg.queue})
+	m.keyed = lanes.New(lanes.Config{Name: "keyed", Workers: cfg.workers, Capacity: cfg.queue, PerKey: (cfg.queue + 1) / 2})
+	m.closers = append(m.closers, m.public.Close, m.keyed.Close)
+	mets.WatchLanes(m.public, m.keyed)
+	mets.WatchEngines(m.engines.Statuses)
+	m.api = &api.Server{
+		Tracing: &tracing.Service{Engines: m.engines, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout},
+		Public:  m.public, Keyed: m.keyed,
 		Keys:    &auth.Keys{Store: st},
 		Store:   st,
 		Limits:  imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
@@ -117,18 +159,29 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		// them, a burst makes more and closes them when done.
 		ImageFiles: api.NewImageFiles(cfg.maxUpload, 2*cfg.workers),
 		Build:      buildVersion(),
-		Logger:     logger.Named("http"),
+		Logger:     m.logger.Named("http"),
 		Metrics:    mets,
 	}
+	m.closers = append(m.closers, m.api.ImageFiles.Close)
 
-	defer srv.ImageFiles.Close()
-
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
+	if m.ln, err = net.Listen("tcp", cfg.addr); err != nil {
 		return err
 	}
+	ln := m.ln
+	m.closers = append(m.closers, func() { ln.Close() })
+	return nil
+}
+
+// Addr is the address the service listens on, once Open has succeeded.
+func (m *Main) Addr() net.Addr { return m.ln.Addr() }
+
+// Run serves HTTP and rescans the plugins folder on SIGHUP until ctx ends, then lets
+// the requests in flight finish (up to the job timeout and a little more) and stops
+// the lanes. Every goroutine it starts has ended when it returns.
+func (m *Main) Run(ctx context.Context) error {
+	cfg, logger := m.cfg, m.logger
 	httpSrv := &http.Server{
-		Handler:           srv.Handler(),
+		Handler:           m.api.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		// A 10 MB upload gets two minutes even on a slow link; the answer may wait
 		// in the queue, so there is no write timeout.
@@ -139,28 +192,42 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 
 	watchCtx, stopWatch := context.WithCancel(context.Background())
-	defer stopWatch()
+	var watchers sync.WaitGroup
+	defer func() {
+		stopWatch()
+		watchers.Wait()
+	}()
 	rescan := make(chan struct{}, 1)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	watchers.Add(2)
 	go func() {
-		for range hup {
+		defer watchers.Done()
+		for {
 			select {
-			case rescan <- struct{}{}:
-			default:
+			case <-hup:
+				select {
+				case rescan <- struct{}{}:
+				default:
+				}
+			case <-watchCtx.Done():
+				return
 			}
 		}
 	}()
-	go reg.Watch(watchCtx, rescan)
+	go func() {
+		defer watchers.Done()
+		m.engines.Watch(watchCtx, rescan)
+	}()
 
 	served := make(chan error, 1)
-	go func() { served <- httpSrv.Serve(ln) }()
-	logger.Info("listening", "addr", ln.Addr().String(), "plugins", cfg.pluginsDir, "engines", n,
-		"workers", cfg.workers, "queue", cfg.queue, "store", st.Dialect(), "version", buildVersion())
+	go func() { served <- httpSrv.Serve(m.ln) }()
+	logger.Info("listening", "addr", m.ln.Addr().String(), "plugins", cfg.pluginsDir, "engines", m.loaded,
+		"workers", cfg.workers, "queue", cfg.queue, "store", m.store.Dialect(), "version", buildVersion())
 
 	select {
-	case err = <-served:
+	case err := <-served:
 		return err
 	case <-ctx.Done():
 	}
@@ -168,16 +235,26 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 	// Requests in flight get the job timeout plus a little to finish.
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.jobTimeout+5*time.Second)
 	defer cancel()
-	err = httpSrv.Shutdown(shutCtx)
+	err := httpSrv.Shutdown(shutCtx)
+	<-served
 	stopWatch()
-	public.Close()
-	keyed.Close()
+	m.public.Close()
+	m.keyed.Close()
 	if errors.Is(err, context.DeadlineExceeded) {
 		logger.Warn("requests still running at the end of the grace period were cut off")
 		err = nil
 	}
 	logger.Info("stopped")
 	return err
+}
+
+// Close releases what Open opened, last first. It may be called after a failed Open.
+func (m *Main) Close() error {
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		m.closers[i]()
+	}
+	m.closers = nil
+	return nil
 }
 
 // storeRetry is how often a host that started without its database tries again.
