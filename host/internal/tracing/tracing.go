@@ -18,10 +18,26 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
+// Engines is what a Service needs of the engine processes: *engines.Registry, or in a
+// unit test an in-memory stand-in.
+type Engines interface {
+	// Engines returns the loaded engines, for their descriptions.
+	Engines() []*engines.Engine
+	// Statuses reports every engine, loaded or failed, for /api/health.
+	Statuses() []engines.Status
+	// Trace runs one job on the engine called name.
+	Trace(ctx context.Context, name string, req pluginhost.TraceRequest) (engines.Result, error)
+	// AnalyzeAndTrace measures the image, lets choose pick the engine and job, and
+	// traces.
+	AnalyzeAndTrace(ctx context.Context, prefer []string, image pluginhost.AnalyzeRequest, choose engines.Chooser) (pluginhost.Analysis, engines.Result, error)
+}
+
+var _ Engines = (*engines.Registry)(nil)
+
 // Service traces images with the engines of a registry.
 type Service struct {
 	// Engines runs the engine processes.
-	Engines *engines.Registry
+	Engines Engines
 	// Presets are the presets clients may name.
 	Presets []settings.Preset
 	// MaxPixels bounds width x height of an image.
