@@ -145,7 +145,6 @@ func (m *Main) Open(ctx context.Context) error {
 
 	m.public = lanes.New(lanes.Config{Name: "public", Workers: cfg.workers, Capacity: cfg.queue})
 	m.keyed = lanes.New(lanes.Config{Name: "keyed", Workers: cfg.workers, Capacity: cfg.queue, PerKey: (cfg.queue + 1) / 2})
-	m.closers = append(m.closers, m.public.Close, m.keyed.Close)
 	mets.WatchLanes(m.public, m.keyed)
 	mets.WatchEngines(m.engines.Statuses)
 	m.api = &api.Server{
@@ -162,7 +161,8 @@ func (m *Main) Open(ctx context.Context) error {
 		Logger:     m.logger.Named("http"),
 		Metrics:    mets,
 	}
-	m.closers = append(m.closers, m.api.ImageFiles.Close)
+	// Closed in reverse: the lanes finish their jobs before the image files go.
+	m.closers = append(m.closers, m.api.ImageFiles.Close, m.public.Close, m.keyed.Close)
 
 	if m.ln, err = net.Listen("tcp", cfg.addr); err != nil {
 		return err
@@ -176,8 +176,8 @@ func (m *Main) Open(ctx context.Context) error {
 func (m *Main) Addr() net.Addr { return m.ln.Addr() }
 
 // Run serves HTTP and rescans the plugins folder on SIGHUP until ctx ends, then lets
-// the requests in flight finish (up to the job timeout and a little more) and stops
-// the lanes. Every goroutine it starts has ended when it returns.
+// the requests in flight finish (up to the job timeout and a little more); Close then
+// stops the lanes. Every goroutine it starts has ended when it returns.
 func (m *Main) Run(ctx context.Context) error {
 	cfg, logger := m.cfg, m.logger
 	httpSrv := &http.Server{
@@ -237,9 +237,6 @@ func (m *Main) Run(ctx context.Context) error {
 	defer cancel()
 	err := httpSrv.Shutdown(shutCtx)
 	<-served
-	stopWatch()
-	m.public.Close()
-	m.keyed.Close()
 	if errors.Is(err, context.DeadlineExceeded) {
 		logger.Warn("requests still running at the end of the grace period were cut off")
 		err = nil

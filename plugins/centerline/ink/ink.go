@@ -64,17 +64,21 @@ func (m *Image) Bilinear(x, y float64) float64 {
 // Darkness returns the darkness of img composited over white: 255 minus the luma
 // (0.299 R + 0.587 G + 0.114 B), as potrace's threshold measures it.
 func Darkness(img *image.NRGBA) *Image {
-	b := img.Rect
-	w, h := b.Dx(), b.Dy()
+	// Integer luma in 1/1000ths.
+	return overWhite(img, func(r, g, b int) int { return (299*r + 587*g + 114*b + 500) / 1000 })
+}
+
+// overWhite returns 255 minus the lightness of each pixel of img composited over white,
+// where lightness measures an opaque colour (0..255).
+func overWhite(img *image.NRGBA, lightness func(r, g, b int) int) *Image {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
 	out := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
 	for y := 0; y < h; y++ {
 		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 		for x := 0; x < w; x++ {
 			p := row[4*x : 4*x+4]
 			a := int(p[3])
-			// Integer luma in 1/1000ths, composited over white.
-			l := (299*int(p[0]) + 587*int(p[1]) + 114*int(p[2]) + 500) / 1000
-			l = (l*a + 255*(255-a) + 127) / 255
+			l := (lightness(int(p[0]), int(p[1]), int(p[2]))*a + 255*(255-a) + 127) / 255
 			out.Pix[y*w+x] = uint8(255 - l)
 		}
 	}

@@ -10,20 +10,7 @@ import (
 // its darkest channel: 255 - min(R, G, B). Unlike Darkness it sees light colours such
 // as yellow as ink, for tracing strokes per colour.
 func Strength(img *image.NRGBA) *Image {
-	b := img.Rect
-	w, h := b.Dx(), b.Dy()
-	out := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		for x := 0; x < w; x++ {
-			p := row[4*x : 4*x+4]
-			a := int(p[3])
-			l := min(int(p[0]), int(p[1]), int(p[2]))
-			l = (l*a + 255*(255-a) + 127) / 255
-			out.Pix[y*w+x] = uint8(255 - l)
-		}
-	}
-	return out
+	return overWhite(img, func(r, g, b int) int { return min(r, g, b) })
 }
 
 // Palette clusters the colours of the ink pixels of img (those set in m) into at most
