@@ -99,8 +99,7 @@ func (r *cgroupRunner) start(cgroupFD int) error {
 	cmd := exec.Command(r.path)
 	cmd.Env = r.env
 	cmd.Stdin = r.stdin
-	pidfd := -1
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, PidFD: &pidfd}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if cgroupFD >= 0 {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cgroupFD
 	}
@@ -117,14 +116,21 @@ func (r *cgroupRunner) start(cgroupFD int) error {
 		return err
 	}
 	r.cmd, r.stdout, r.stderr, r.pid = cmd, stdout, stderr, cmd.Process.Pid
+	// A pidfd of its own, non-blocking for the runtime's poller: the one exec can give
+	// shares its file description with os.Process, whose Wait would then fail with
+	// EAGAIN. The pid cannot have been reused: only Wait reaps the process.
+	pidfd, err := unix.PidfdOpen(r.pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		pidfd = -1
+	}
 	r.watched = make(chan struct{})
 	go r.watchExit(pidfd)
 	return nil
 }
 
 // watchExit waits for the plugin to exit, then kills its cgroup, so what it started dies
-// with it even if nobody calls Kill. Without a pidfd (Linux before 5.3) it does nothing:
-// Kill still kills the cgroup.
+// with it even if nobody calls Kill. Without a pidfd (Linux before 5.10) it does
+// nothing: Kill still kills the cgroup.
 func (r *cgroupRunner) watchExit(pidfd int) {
 	defer close(r.watched)
 	if pidfd < 0 {
@@ -193,30 +199,26 @@ func (r *cgroupRunner) HostToPlugin(network, addr string) (string, string, error
 	return network, addr, nil
 }
 
-// waitReadable blocks until fd is readable, through the runtime's poller when it can
-// (no thread is held), else in poll(2).
+// waitReadable blocks until fd, which is non-blocking, is readable, through the
+// runtime's poller (no thread is held while it waits), and closes it.
 func waitReadable(fd int) {
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
 	ready := func(fd uintptr) bool {
 		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		n, _ := unix.Poll(p, 0)
 		return n > 0
 	}
-	if err := syscall.SetNonblock(fd, true); err == nil {
-		f := os.NewFile(uintptr(fd), "pidfd")
-		defer f.Close()
-		if rc, err := f.SyscallConn(); err == nil && rc.Read(ready) == nil {
-			return
-		}
-		for !ready(f.Fd()) {
-			p := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLIN}}
-			_, _ = unix.Poll(p, -1)
-		}
+	rc, err := f.SyscallConn()
+	if err == nil && rc.Read(ready) == nil {
 		return
 	}
-	defer syscall.Close(fd)
-	for !ready(uintptr(fd)) {
+	// Not pollable by the runtime: wait in poll(2), holding a thread.
+	for {
 		p := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		_, _ = unix.Poll(p, -1)
+		if n, err := unix.Poll(p, -1); n > 0 || err != nil && err != unix.EINTR {
+			return
+		}
 	}
 }
 

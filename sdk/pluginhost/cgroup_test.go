@@ -109,9 +109,13 @@ func TestAPluginInACgroupStartsInsideIt(t *testing.T) {
 func TestKillingAPluginInACgroupKillsTheChildThatLeftItsProcessGroup(t *testing.T) {
 	c, dir := startIn(t, testbin.Cgroup(t))
 	child := escapedChild(t, c, 60000)
+	plugin := c.Pid()
 	c.Kill()
 	if testbin.Alive(child) {
 		t.Errorf("the escaped child %d is alive after Kill returned", child)
+	}
+	if _, err := os.Stat("/proc/" + strconv.Itoa(plugin)); err == nil {
+		t.Errorf("the plugin %d has not been reaped after Kill returned", plugin)
 	}
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the plugin's cgroup is still there after Kill: %v", err)
