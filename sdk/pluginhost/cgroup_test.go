@@ -106,6 +106,26 @@ func TestAPluginInACgroupStartsInsideIt(t *testing.T) {
 	}
 }
 
+func TestAPluginIsMovedIntoItsCgroupWhereTheKernelCannotStartItThere(t *testing.T) {
+	parent := testbin.Cgroup(t)
+	defer pluginhost.SetCloneIntoCgroup(pluginhost.SetCloneIntoCgroup(false))
+	c, dir := startIn(t, parent)
+	if p := c.Placement(); p != pluginhost.PlacedByProcs {
+		t.Errorf("placement %q, want %q", p, pluginhost.PlacedByProcs)
+	}
+	if got, want := cgroupOf(t, c.Pid()), "/"+filepath.Base(parent)+"/engine"; !strings.HasSuffix(got, want) {
+		t.Errorf("the plugin is in cgroup %s, want one ending in %s", got, want)
+	}
+	child := escapedChild(t, c, 60000)
+	c.Kill()
+	if testbin.Alive(child) {
+		t.Errorf("the escaped child %d is alive after Kill returned", child)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the plugin's cgroup is still there after Kill: %v", err)
+	}
+}
+
 func TestKillingAPluginInACgroupKillsTheChildThatLeftItsProcessGroup(t *testing.T) {
 	c, dir := startIn(t, testbin.Cgroup(t))
 	child := escapedChild(t, c, 60000)

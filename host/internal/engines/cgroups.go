@@ -117,6 +117,11 @@ func makeCgroups(runDir string, logger hclog.Logger) (*Cgroups, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create a cgroup under the host's %s: %w", own, err)
 	}
+	// A threaded subtree takes threads, not processes.
+	if typ, err := os.ReadFile(filepath.Join(dir, "cgroup.type")); err == nil && strings.TrimSpace(string(typ)) != "domain" {
+		_ = pluginhost.RemoveCgroup(dir)
+		return nil, fmt.Errorf("a cgroup made under the host's %s is of type %q, which cannot hold processes", own, strings.TrimSpace(string(typ)))
+	}
 	c := &Cgroups{dir: dir, logger: logger, record: filepath.Join(cgroupsDir(runDir), name)}
 	err = os.MkdirAll(cgroupsDir(runDir), 0o700)
 	if err == nil {
