@@ -44,7 +44,7 @@ func TestSchemaHealthAndDocuments(t *testing.T) {
 	for _, e := range []string{"tracecraft", "vtracer", "potrace", "zeta", "exp"} {
 		params, _ := r.json[e].(map[string]any)
 		action, _ := params["action"].(map[string]any)
-		if action["type"] != "enum" || action["default"] != "ok" || len(action["values"].([]any)) != 7 {
+		if action["type"] != "enum" || action["default"] != "ok" || len(action["values"].([]any)) != 8 {
 			t.Errorf("schema[%s].action = %v", e, action)
 		}
 	}

@@ -19,6 +19,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/internal/testbin"
 )
 
@@ -125,11 +128,22 @@ func spawnHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host 
 	}()
 	t.Cleanup(func() {
 		h.stop()
+		removeLeftCgroups(dataDir)
 		if t.Failed() {
 			t.Logf("host log:\n%s", h.log.String())
 		}
 	})
 	return h
+}
+
+// removeLeftCgroups removes the cgroups that hosts killed outright (by a test, or on
+// the stop timeout) recorded in dataDir, as a next host on it would: the data folder is
+// about to go, and their cgroups would otherwise stay on the machine.
+func removeLeftCgroups(dataDir string) {
+	runs, _ := filepath.Glob(filepath.Join(dataDir, "run", "[0-9]*"))
+	for _, run := range runs {
+		engines.KillLeftCgroups(run, hclog.NewNullLogger())
+	}
 }
 
 // waitListening waits for the host's "listening" log line and sets its URL.

@@ -162,8 +162,8 @@ func TestTheOpenAPISettingsFollowTheInstalledEngines(t *testing.T) {
 		}
 	}
 	zeta := s.schema("EngineParams.zeta")["properties"].(map[string]any)
-	if action := zeta["action"].(map[string]any); len(action["enum"].([]any)) != 7 || action["default"] != "ok" {
-		t.Errorf("zeta.action = %v, want the engine's 7 values and its default", action)
+	if action := zeta["action"].(map[string]any); len(action["enum"].([]any)) != 8 || action["default"] != "ok" {
+		t.Errorf("zeta.action = %v, want the engine's 8 values and its default", action)
 	}
 	if ms := zeta["ms"].(map[string]any); ms["type"] != "integer" || ms["maximum"] != 600000.0 {
 		t.Errorf("zeta.ms = %v, want an integer up to 600000", ms)

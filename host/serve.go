@@ -42,6 +42,7 @@ type serveConfig struct {
 	crashLimit   int
 	crashWindow  time.Duration
 	crashBackoff time.Duration
+	containment  string
 }
 
 // serve runs the HTTP service until ctx ends (SIGINT or SIGTERM), then drains it.
@@ -63,17 +64,19 @@ type Main struct {
 	// Stderr receives the usage text and the log.
 	Stderr io.Writer
 
-	cfg     serveConfig
-	logger  hclog.Logger
-	store   store.Store
-	runDir  string
-	engines *engines.Registry
-	loaded  int
-	public  *lanes.Lane
-	keyed   *lanes.Lane
-	api     *api.Server
-	ln      net.Listener
-	closers []func() // run by Close, last first
+	cfg    serveConfig
+	logger hclog.Logger
+	store  store.Store
+	runDir string
+	// containment is "cgroup" or "pgroup": how what an engine starts dies with it.
+	containment string
+	engines     *engines.Registry
+	loaded      int
+	public      *lanes.Lane
+	keyed       *lanes.Lane
+	api         *api.Server
+	ln          net.Listener
+	closers     []func() // run by Close, last first
 }
 
 // ParseFlags reads the serve command's flags.
@@ -88,6 +91,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&cfg.crashLimit, "crash-limit", 5, "crashes of an engine within --crash-window that mark it failing")
 	fs.DurationVar(&cfg.crashWindow, "crash-window", time.Minute, "the window of --crash-limit")
 	fs.DurationVar(&cfg.crashBackoff, "crash-backoff", 30*time.Second, "how long a failing engine's jobs are refused (503) before it is tried again; doubled when it fails again, up to 16 times")
+	fs.StringVar(&cfg.containment, "containment", string(engines.ContainAuto), "how what an engine starts dies with it: auto (cgroup v2 where the host may create one, else process groups), cgroup (refuse to start without it) or pgroup")
 	cfg.storeFlags(fs)
 	cfg.engineFlags(fs)
 	cfg.logFlags(fs)
@@ -101,6 +105,10 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if cfg.workers < 1 || cfg.queue < 0 || cfg.maxUpload < 1 || cfg.maxPixels < 1 || cfg.jobTimeout <= 0 || cfg.uploadMemory < cfg.maxUpload {
 		fmt.Fprintln(m.Stderr, "tracecraft serve: --workers must be at least 1, --queue at least 0, --max-upload, --max-pixels and --job-timeout positive, --upload-memory at least --max-upload")
+		return errUsage
+	}
+	if _, err := engines.ParseContainment(cfg.containment); err != nil {
+		fmt.Fprintf(m.Stderr, "tracecraft serve: --containment: %v\n", err)
 		return errUsage
 	}
 	return nil
@@ -128,12 +136,24 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	runDir := m.runDir
 	m.closers = append(m.closers, func() { os.RemoveAll(runDir) })
+	mode, _ := engines.ParseContainment(cfg.containment)
+	cgroups, err := engines.Contain(mode, runDir, m.logger)
+	if err != nil {
+		return err
+	}
+	m.containment = "pgroup"
+	if cgroups != nil {
+		m.containment = "cgroup"
+		// After the engines have stopped: kills what is left and removes the cgroup.
+		m.closers = append(m.closers, func() { cgroups.Close() })
+	}
 
 	mets := metrics.New(buildVersion())
 	m.engines = engines.New(engines.Config{
 		Dir: cfg.pluginsDir, RunDir: runDir, Processes: 2 * cfg.workers,
 		IdleTimeout: cfg.idleTimeout, Logger: m.logger, Observer: mets, MaxSVG: cfg.maxSVG,
 		CrashLimit: cfg.crashLimit, CrashWindow: cfg.crashWindow, CrashBackoff: cfg.crashBackoff,
+		Cgroups: cgroups,
 	})
 	m.closers = append(m.closers, m.engines.Close)
 	m.loaded, err = m.engines.Reload(ctx, nil)
@@ -224,7 +244,7 @@ func (m *Main) Run(ctx context.Context) error {
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(m.ln) }()
 	logger.Info("listening", "addr", m.ln.Addr().String(), "plugins", cfg.pluginsDir, "engines", m.loaded,
-		"workers", cfg.workers, "queue", cfg.queue, "store", m.store.Dialect(), "version", buildVersion())
+		"workers", cfg.workers, "queue", cfg.queue, "store", m.store.Dialect(), "containment", m.containment, "version", buildVersion())
 
 	select {
 	case err := <-served:
@@ -281,8 +301,9 @@ func openStore(ctx context.Context, c common, logger hclog.Logger) (store.Store,
 }
 
 // prepareRunDir creates <dataDir>/run/<pid> for the running copies of the plugin
-// binaries and the record of their process groups, removing the folders of earlier hosts
-// that are no longer running after killing the processes their engines left.
+// binaries and the record of their cgroup or process groups, removing the folders of
+// earlier hosts that are no longer running after killing the processes their engines
+// left.
 func prepareRunDir(dataDir string, logger hclog.Logger) (string, error) {
 	base := filepath.Join(dataDir, "run")
 	if err := os.MkdirAll(base, 0o700); err != nil {
@@ -295,6 +316,7 @@ func prepareRunDir(dataDir string, logger hclog.Logger) (string, error) {
 			continue
 		}
 		// A host killed outright leaves what its engines started running.
+		engines.KillLeftCgroups(filepath.Join(base, e.Name()), logger)
 		engines.KillLeftGroups(filepath.Join(base, e.Name()), logger)
 		if err := os.RemoveAll(filepath.Join(base, e.Name())); err != nil {
 			logger.Warn("cannot remove a stale run folder", "dir", e.Name(), "error", err)

@@ -2,14 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"image/color"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -55,52 +52,6 @@ func TestHealthShowsNoRawLoadErrors(t *testing.T) {
 	if seen != 2 {
 		t.Errorf("/api/health lists %d of the 2 failed engines: %+v", seen, health.Engines)
 	}
-}
-
-// TestWhatAnEngineStartsDiesWithTheHost has the test engine start a child (sleep 600)
-// and hang, kills the host with SIGKILL, and checks that the child, which outlives
-// both (the kernel kills only the plugin), is killed by the next host started on the
-// same data folder.
-func TestWhatAnEngineStartsDiesWithTheHost(t *testing.T) {
-	dir := newPlugins(t, "testengine")
-	data := t.TempDir()
-	h := startHost(t, dir, data)
-	req := h.vectorizeRequest(testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255}), `{"engine":"testengine","testengine":{"action":"spawn","ms":600000}}`)
-	go func() {
-		// The host dies under this request.
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	var sleeper int
-	if !testbin.Eventually(20*time.Second, func() bool {
-		for _, plugin := range children(h.cmd.Process.Pid) {
-			for _, c := range children(plugin) {
-				if cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", c)); strings.HasPrefix(string(cmd), "sleep\x00600") {
-					sleeper = c
-					return true
-				}
-			}
-		}
-		return false
-	}) {
-		t.Fatal("the engine's child never started")
-	}
-	t.Cleanup(func() { _ = syscall.Kill(sleeper, syscall.SIGKILL) })
-	if err := h.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	<-h.exited
-	// The premise: the child outlives the host and its plugin.
-	time.Sleep(time.Second)
-	if !testbin.Alive(sleeper) {
-		t.Fatal("the engine's child died with the host: nothing left to test")
-	}
-	h2 := startHost(t, dir, data)
-	if !testbin.Eventually(10*time.Second, func() bool { return !testbin.Alive(sleeper) }) {
-		t.Fatalf("the engine's child %d still runs after a new host started on the same data folder", sleeper)
-	}
-	h2.log.waitFor(t, regexp.MustCompile(`killed processes left by an engine`), 5*time.Second)
 }
 
 // TestAHalfCopiedEngineIsNotLoaded writes half of an engine binary into the plugins

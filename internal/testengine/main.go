@@ -1,6 +1,6 @@
 // Command testengine is an engine plugin for the tests of the sdk and the host: it traces
 // an image into one rectangle of its mean colour, and can be told to sleep, hang, panic,
-// exit or start a child process, so that the host's handling of slow, stuck and crashing
+// exit or start a child process (in its process group, or escaping it), so that the host's handling of slow, stuck and crashing
 // engines is tested with real processes. Build-time variables make variants:
 //
 //	go build -ldflags "-X main.name=other -X main.variant=badschema" ./internal/testengine
@@ -17,6 +17,7 @@ import (
 	"image/color"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -45,7 +46,7 @@ type engine struct{}
 
 // params are the test engine's parameters.
 type params struct {
-	Action string               `param:"action" enum:"ok,sleep,hang,panic,exit,spawn,fail" default:"ok" desc:"what to do: trace, sleep then trace, hang ignoring cancellation, panic, exit, start a child and hang, or fail with an engine error"`
+	Action string               `param:"action" enum:"ok,sleep,hang,panic,exit,spawn,escape,fail" default:"ok" desc:"what to do: trace, sleep then trace, hang ignoring cancellation, panic, exit, start a child and hang, start a child in a session of its own (out of the process group) and hang, or fail with an engine error"`
 	Ms     int                  `param:"ms" min:"0" max:"600000" default:"0" desc:"milliseconds to sleep or hang"`
 	Color  sdk.Explicit[string] `param:"color" format:"color" desc:"a colour to draw instead of the mean"`
 }
@@ -85,8 +86,11 @@ func (engine) Trace(ctx context.Context, img *image.NRGBA, p params) ([]byte, er
 		panic("testengine: asked to panic")
 	case "exit":
 		os.Exit(3)
-	case "spawn":
+	case "spawn", "escape":
+		// A child that outlives the engine unless something kills it: "escape" puts it
+		// in a new session, so killing the engine's process group misses it.
 		cmd := exec.Command("sleep", "600")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: p.Action == "escape"}
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
+	"github.com/hashicorp/go-plugin/runner"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 
@@ -43,6 +44,14 @@ type Launch struct {
 	// larger one is refused from its header, before it is read, with CodeOutputTooLarge.
 	// 0 means MaxMessageBytes.
 	MaxReceiveBytes int
+	// Cgroup, if set, is an empty cgroup v2 directory made for this one process, which
+	// Start then owns. The process starts inside it (CLONE_INTO_CGROUP; where the kernel
+	// refuses that, it is moved there by writing its pid to cgroup.procs, see
+	// Client.Placement), so everything it starts is in it too, even a process that
+	// leaves the process group. When the process exits or is killed, everything left
+	// in the cgroup is killed and the cgroup removed. Empty: the process group alone
+	// contains the process.
+	Cgroup string
 }
 
 // Client is the host's handle on one plugin process. Its methods are safe for concurrent
@@ -50,7 +59,8 @@ type Launch struct {
 type Client struct {
 	pc       *plugin.Client
 	rpc      tracev1.EngineClient
-	cmd      *exec.Cmd
+	cmd      *exec.Cmd     // the process, without a cgroup
+	cgroup   *cgroupRunner // the process, in a cgroup
 	protocol int
 	killOnce sync.Once
 	// fileMu guards file, the memfd reused for this plugin's images, one call at a time.
@@ -66,9 +76,10 @@ type Client struct {
 }
 
 // Start launches the plugin at l.Path, performs the handshake (negotiating the protocol
-// version) and returns a client. The process is put in its own process group, so Kill
-// can end it with everything it started, and the kernel kills it if the host dies.
-func Start(l Launch) (*Client, error) {
+// version) and returns a client. The process is put in its own process group, and in
+// l.Cgroup if set, so Kill can end it with everything it started, and the kernel kills
+// it if the host dies.
+func Start(l Launch) (c *Client, err error) {
 	logger := l.Logger
 	if logger == nil {
 		logger = hclog.NewNullLogger()
@@ -81,12 +92,9 @@ func Start(l Launch) (*Client, error) {
 	if maxRecv <= 0 || maxRecv > wire.MaxMessageBytes {
 		maxRecv = wire.MaxMessageBytes
 	}
-	cmd := exec.Command(l.Path)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	pc := plugin.NewClient(&plugin.ClientConfig{
+	cfg := &plugin.ClientConfig{
 		HandshakeConfig:  wire.Handshake,
 		VersionedPlugins: hostPlugins(),
-		Cmd:              cmd,
 		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
 		Logger:           logger,
 		StartTimeout:     timeout,
@@ -95,7 +103,28 @@ func Start(l Launch) (*Client, error) {
 			grpc.MaxCallRecvMsgSize(maxRecv), grpc.MaxCallSendMsgSize(wire.MaxMessageBytes), grpc.ForceCodecV2(newSVGCodec())),
 			grpc.WithInitialWindowSize(wire.FlowWindow), grpc.WithInitialConnWindowSize(wire.FlowWindow),
 			grpc.WithReadBufferSize(wire.IOBuffer), grpc.WithWriteBufferSize(wire.IOBuffer)},
-	})
+	}
+	var cmd *exec.Cmd
+	var cg *cgroupRunner
+	if l.Cgroup == "" {
+		cmd = exec.Command(l.Path)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cfg.Cmd = cmd
+	} else {
+		defer func() {
+			if err != nil {
+				// Killed by pc.Kill below, if it started.
+				if rerr := RemoveCgroup(l.Cgroup); rerr != nil {
+					logger.Warn("cannot remove the cgroup of an engine process that failed to start", "cgroup", l.Cgroup, "error", rerr)
+				}
+			}
+		}()
+		cfg.RunnerFunc = func(rl hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			cg = newCgroupRunner(rl, l.Path, spec, l.Cgroup)
+			return cg, nil
+		}
+	}
+	pc := plugin.NewClient(cfg)
 	var startErr error
 	// Pdeathsig fires when the thread that forked the child exits, not the process, so
 	// the fork happens on a thread that lives as long as the host.
@@ -119,7 +148,16 @@ func Start(l Launch) (*Client, error) {
 		pc.Kill()
 		return nil, fmt.Errorf("%s: unexpected plugin type %T", l.Path, raw)
 	}
-	return &Client{pc: pc, rpc: rpc, cmd: cmd, protocol: pc.NegotiatedVersion()}, nil
+	return &Client{pc: pc, rpc: rpc, cmd: cmd, cgroup: cg, protocol: pc.NegotiatedVersion()}, nil
+}
+
+// Placement says how the process was put in its cgroup: PlacedByClone or PlacedByProcs;
+// "" when it has none (Launch.Cgroup was empty).
+func (c *Client) Placement() string {
+	if c.cgroup == nil {
+		return ""
+	}
+	return c.cgroup.placement
 }
 
 // Protocol returns the negotiated protocol version.
@@ -127,10 +165,13 @@ func (c *Client) Protocol() int { return c.protocol }
 
 // Pid returns the plugin's process id.
 func (c *Client) Pid() int {
-	if c.cmd.Process == nil {
-		return 0
+	switch {
+	case c.cgroup != nil:
+		return c.cgroup.pid
+	case c.cmd.Process != nil:
+		return c.cmd.Process.Pid
 	}
-	return c.cmd.Process.Pid
+	return 0
 }
 
 // Exited reports whether the plugin process has exited.
@@ -383,15 +424,18 @@ func (c *Client) Kill() { c.stop(false) }
 func (c *Client) Close() { c.stop(true) }
 
 // stop ends the plugin and everything it started, once: gracefully first (go-plugin asks
-// it to exit, then kills it) or with SIGKILL to its process group (which it leads, by
-// Setpgid) at once.
+// it to exit, then kills it) or at once, with SIGKILL to its cgroup, if it has one, and
+// its process group (which it leads, by Setpgid). A plugin in a cgroup is reaped, and
+// its cgroup removed, when stop returns.
 func (c *Client) stop(graceful bool) {
 	c.killOnce.Do(func() {
 		go c.releaseFile()
 		if graceful {
 			c.pc.Kill()
 		}
-		if pid := c.Pid(); pid > 0 {
+		if c.cgroup != nil {
+			_ = c.cgroup.Kill(context.Background())
+		} else if pid := c.Pid(); pid > 0 {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 		}
 		c.pc.Kill()

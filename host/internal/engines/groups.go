@@ -13,7 +13,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// Containment: every plugin process leads a process group of its own (sdk.Start), so
+// Containment without cgroup v2 (see Containment for both modes): every plugin process
+// leads a process group of its own (pluginhost.Start), so
 // killing the group ends whatever the engine started. The kernel kills a plugin when the
 // host dies (Pdeathsig), but not what the plugin started: after a kill -9 of the host
 // those processes would live on, re-parented to init. So the registry records each
@@ -27,9 +28,10 @@ import (
 func groupsDir(runDir string) string { return filepath.Join(runDir, "groups") }
 
 // recordGroup notes the process group led by pid in the run folder, and forgets the
-// recorded groups that have no process left. It does nothing without a run folder.
+// recorded groups that have no process left. It does nothing without a run folder, or
+// when the engines run in cgroups (the run's cgroup is recorded instead).
 func (r *Registry) recordGroup(pid int) {
-	if r.cfg.RunDir == "" || pid <= 0 {
+	if r.cfg.RunDir == "" || r.cfg.Cgroups != nil || pid <= 0 {
 		return
 	}
 	dir := groupsDir(r.cfg.RunDir)

@@ -15,10 +15,11 @@ var errPoolClosed = errors.New("engine generation retired")
 // pool holds the processes of one engine generation. A process runs one job at a time;
 // at most max processes exist, started on demand and kept while idle.
 type pool struct {
-	name   string
-	launch pluginhost.Launch
-	obs    Observer
-	slots  chan struct{} // one token per job using a process
+	name    string
+	launch  pluginhost.Launch
+	cgroups *Cgroups // where processes start; nil: in process groups
+	obs     Observer
+	slots   chan struct{} // one token per job using a process
 	// onDrained runs once the pool is closed and its last process is gone.
 	onDrained func()
 	// onStart, if set, hears of each process the pool starts.
@@ -38,8 +39,8 @@ type proc struct {
 	lastUsed time.Time
 }
 
-func newPool(name string, l pluginhost.Launch, max int, obs Observer) *pool {
-	return &pool{name: name, launch: l, obs: obs, slots: make(chan struct{}, max)}
+func newPool(name string, l pluginhost.Launch, max int, obs Observer, cg *Cgroups) *pool {
+	return &pool{name: name, launch: l, cgroups: cg, obs: obs, slots: make(chan struct{}, max)}
 }
 
 // adopt adds an already started process as idle (the one that described the engine).
@@ -84,7 +85,7 @@ func (p *pool) get(ctx context.Context) (*proc, error) {
 	p.live++
 	p.busy++
 	p.mu.Unlock()
-	c, err := pluginhost.Start(p.launch)
+	c, err := p.cgroups.start(p.name, p.launch)
 	if err != nil {
 		p.mu.Lock()
 		p.live--
@@ -137,7 +138,7 @@ func (p *pool) discard(pr *proc) {
 
 // warm starts one idle process; the caller has counted it in live.
 func (p *pool) warm() {
-	c, err := pluginhost.Start(p.launch)
+	c, err := p.cgroups.start(p.name, p.launch)
 	p.mu.Lock()
 	if err != nil || p.closed {
 		p.live--

@@ -58,6 +58,10 @@ type Config struct {
 	CrashLimit   int
 	CrashWindow  time.Duration
 	CrashBackoff time.Duration
+	// Cgroups, if set, is the host run's cgroup v2 tree (Contain): every engine process
+	// starts in a cgroup of its own there. Nil: each leads a process group, recorded in
+	// RunDir.
+	Cgroups *Cgroups
 }
 
 // DefaultMaxSVG is the default bound on an engine's SVG: 64 MiB.
@@ -259,7 +263,7 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 		}
 	}
 	launch := pluginhost.Launch{Path: exe, Logger: r.cfg.Logger.Named("engine." + name), MaxReceiveBytes: int(min(r.cfg.MaxSVG+answerSlack, pluginhost.MaxMessageBytes))}
-	c, err := pluginhost.Start(launch)
+	c, err := r.cfg.Cgroups.start(name, launch)
 	if err != nil {
 		r.removeCopy(exe, path)
 		public := "the plugin did not start or failed the handshake " +
@@ -289,7 +293,7 @@ func (r *Registry) load(ctx context.Context, name, path string, st os.FileInfo) 
 		r.removeCopy(exe, path)
 		return fmt.Errorf("invalid description: %w", err)
 	}
-	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), SDKVersion: c.SDKVersion(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer),
+	e := &Engine{Desc: desc, File: path, Hash: hash, Protocol: c.Protocol(), SDKVersion: c.SDKVersion(), LoadedAt: time.Now(), pool: newPool(name, launch, r.cfg.Processes, r.cfg.Observer, r.cfg.Cgroups),
 		crashes: &crashLoop{limit: r.cfg.CrashLimit, window: r.cfg.CrashWindow, backoff: r.cfg.CrashBackoff}}
 	e.pool.onDrained = func() { r.removeCopy(exe, path) }
 	e.pool.onStart = func(c *pluginhost.Client) { r.recordGroup(c.Pid()) }
