@@ -14,6 +14,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/lanes"
+	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
@@ -39,6 +40,9 @@ type vectorizeResponse struct {
 	// order strokes for a pen (centerline): read from the SVG root's
 	// data-travel-length attribute, absent otherwise.
 	TravelLength *float64 `json:"travelLength,omitempty"`
+	// fileFields carry the file of the output format (format, mediaType, fileName,
+	// fileSize, file).
+	fileFields
 }
 
 // travelAttr is the attribute of the SVG root in which a stroke engine states its
@@ -155,11 +159,21 @@ func (s *Server) vectorize(c *gin.Context) {
 		return
 	}
 	pixels = job.Info.Pixels()
+	ans, err := plan(c.Request, job)
+	if err != nil {
+		fail(err)
+		return
+	}
 
 	var res tracing.Result
+	var file output.File
 	var jobErr error
 	queued, err := lane.Do(ctx, queueKey, func(jobCtx context.Context) {
 		res, jobErr = s.Tracing.Run(jobCtx, job)
+		if jobErr == nil {
+			// The conversion is part of the job: in its worker, under its time limit.
+			file, jobErr = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size)
+		}
 	})
 	c.Set(logQueue, ms(queued))
 	if err == nil {
@@ -178,17 +192,13 @@ func (s *Server) vectorize(c *gin.Context) {
 	c.Set(logEngine, res.Engine)
 	c.Set(logTrace, ms(res.Trace))
 	total := time.Since(start)
-	if err := rec(http.StatusOK, len(res.SVG), res.Decode+res.Trace); err != nil {
+	if err := rec(http.StatusOK, len(file.Data), res.Decode+res.Trace); err != nil {
 		// A keyed answer that cannot be counted is not given.
 		s.fail(c, fault.Wrap(err, fault.StoreUnavailable, "the usage database cannot be reached, so the request could not be counted; retry shortly"))
 		return
 	}
-	if wantsSVG(c.Request) {
-		h.Set("X-Tracecraft-Engine", res.Engine)
-		h.Set("X-Tracecraft-Engine-Version", res.EngineVersion)
-		h.Set("X-Tracecraft-Preset", res.Preset)
-		h.Set("X-Tracecraft-Original-Size", strconv.Itoa(len(up.image)))
-		c.Data(http.StatusOK, "image/svg+xml", res.SVG)
+	if ans.Bare {
+		writeBare(c, ans, file, res, len(up.image))
 		return
 	}
 	resolved := map[string]any{"engine": res.Engine, res.Engine: res.Params}
@@ -196,14 +206,15 @@ func (s *Server) vectorize(c *gin.Context) {
 		resolved["preset"] = res.Preset
 	}
 	answer := vectorizeResponse{
-		Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(res.SVG),
+		Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(file.SVG),
 		Preset: res.Preset, Width: res.Width, Height: res.Height, Settings: resolved, Lane: laneName, EngineVersion: res.EngineVersion,
 		TravelLength: travelLength(res.SVG),
 		Timings:      timings{QueueMs: ms(queued), AnalyzeMs: ms(res.Analyze), DecodeMs: ms(res.Decode), TraceMs: ms(res.Trace), TotalMs: ms(total)},
+		fileFields:   fileOf(file),
 	}
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	err = writeWithSVG(c.Writer, answer, res.SVG, func(n int64) {
+	err = writeWithSVG(c.Writer, answer, file.SVG, func(n int64) {
 		h.Set("Content-Length", strconv.FormatInt(n, 10))
 		c.Writer.WriteHeader(http.StatusOK)
 	})
@@ -249,10 +260,4 @@ func (s *Server) validate(up upload) (tracing.Job, error) {
 		msg += " (" + strconv.Itoa(len(details)) + " problems, listed in details)"
 	}
 	return job, &fault.Error{Code: first.Code, Message: msg, Details: details}
-}
-
-// wantsSVG reports whether the client asked for the bare SVG rather than JSON.
-func wantsSVG(r *http.Request) bool {
-	accept := r.Header.Get("Accept")
-	return strings.Contains(accept, "image/svg+xml") && !strings.Contains(accept, "application/json")
 }
