@@ -11,7 +11,7 @@ PROTO_OUT := sdk/internal/tracev1
 # TEMPLATE is the example engine, a Go module of its own as a third party's engine is.
 TEMPLATE  := examples/engine-template
 
-.PHONY: build run test bench proto proto-check tools lint clean chromium
+.PHONY: build run test bench proto proto-check tools lint clean chromium fidelity-tools
 
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -69,9 +69,29 @@ chromium:
 		  echo "Chromium could not be installed: the browser test will be skipped"; }; \
 	fi
 
+# fidelity-tools installs the real readers of the output-format fidelity tests
+# (host/internal/vector/fidelity_test.go): Ghostscript and ezdxf from Debian, resvg (the
+# reference SVG renderer) from npm into bin/tools/resvg. Outside CI a failed install only
+# skips those tests.
+RESVG_VERSION := 2.6.2
+fidelity-tools:
+	@if ! command -v gs >/dev/null || ! /usr/bin/python3 -c 'import ezdxf' 2>/dev/null; then \
+		sudo=""; if [ "$$(id -u)" != 0 ]; then sudo="sudo"; fi; \
+		echo "installing Ghostscript and ezdxf for the fidelity tests"; \
+		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ghostscript python3-ezdxf; } || \
+		{ if [ -n "$$CI" ]; then echo "Ghostscript or ezdxf could not be installed"; exit 1; fi; \
+		  echo "Ghostscript or ezdxf could not be installed: the fidelity tests will be skipped"; }; \
+	fi
+	@if [ ! -d $(TOOLS)/resvg/node_modules/@resvg/resvg-js ]; then \
+		echo "installing resvg for the fidelity tests"; mkdir -p $(TOOLS)/resvg; \
+		(cd $(TOOLS)/resvg && npm install --no-audit --no-fund --silent @resvg/resvg-js@$(RESVG_VERSION)) || \
+		{ if [ -n "$$CI" ]; then echo "resvg could not be installed"; exit 1; fi; \
+		  echo "resvg could not be installed: the fidelity tests will be skipped"; }; \
+	fi
+
 # pgcheck says whether the PostgreSQL tests will run, and against which server, or why
 # they are skipped (under CI they fail instead).
-test: lint proto-check build chromium
+test: lint proto-check build chromium fidelity-tools
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
 	$(GO) test -count=1 -timeout 12m ./...
 	cd $(TEMPLATE) && $(GO) test -count=1 ./...

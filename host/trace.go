@@ -7,28 +7,31 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/selector"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 )
 
 // trace traces one image file through the plugins, with the same checks and settings as
-// the service, and writes the SVG to stdout (or --out).
+// the service, and writes the SVG to stdout (or -o). The format is the one -o's file name
+// ends with (.svg, .pdf, .eps, .dxf, .png), else the settings' output.format.
 func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c common
 	var rawSettings, out string
 	fs := newFlags("trace", stderr)
 	fs.StringVar(&rawSettings, "settings", "", `settings as the service takes them, e.g. '{"engine":"potrace","potrace":{"turdSize":10}}'`)
-	fs.StringVar(&out, "o", "", "write the SVG to this file instead of stdout")
+	fs.StringVar(&out, "o", "", "write to this file instead of stdout, in the format its name ends with: .svg, .pdf, .eps, .dxf or .png")
 	c.engineFlags(fs)
 	fs.StringVar(&c.logLevel, "log-level", "warn", "trace, debug, info, warn or error")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: tracecraft trace [--settings JSON] [--plugins-dir DIR] [-o OUT.svg] IN")
+		fmt.Fprintln(stderr, "usage: tracecraft trace [--settings JSON] [--plugins-dir DIR] [-o OUT.svg|.pdf|.eps|.dxf|.png] IN")
 		fs.PrintDefaults()
 	}
 	pos, err := parse(fs, args)
@@ -65,15 +68,43 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return describe("--settings", err)
 	}
+	format, err := outputFormat(out, set.Output)
+	if err != nil {
+		return err
+	}
+	if err := output.Check(format, set.Output.Size, info.Width, info.Height); err != nil {
+		return describe("--settings", err)
+	}
 	res, err := svc.Run(ctx, tracing.Job{Image: image, Info: info, Settings: set, Catalog: cat})
 	if err != nil {
 		return describe(in, err)
 	}
+	file, err := output.Convert(ctx, res.SVG, format, set.Output.Size)
+	if err != nil {
+		return describe(in, err)
+	}
 	if out == "" {
-		_, err = stdout.Write(res.SVG)
+		_, err = stdout.Write(file.Data)
 		return err
 	}
-	return os.WriteFile(out, res.SVG, 0o644)
+	return os.WriteFile(out, file.Data, 0o644)
+}
+
+// outputFormat returns the format to write: the one the output file's name ends with, or
+// the settings' output.format when there is no file or its extension is not a format's.
+// A name and an output.format that disagree are an error.
+func outputFormat(out string, opts output.Options) (output.Format, error) {
+	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(out), "."))
+	for _, f := range output.Formats {
+		if string(f) != ext {
+			continue
+		}
+		if opts.FormatGiven && opts.Format != f {
+			return "", fmt.Errorf("-o %s asks for %s but the settings' output.format is %q: leave one out", out, f, opts.Format)
+		}
+		return f, nil
+	}
+	return opts.Format, nil
 }
 
 // readImage reads the file at path, refusing one larger than limit without reading it
@@ -127,7 +158,7 @@ func enginesNeeded(raw []byte) map[string]bool {
 		return nil
 	}
 	for k := range top {
-		if k != "engine" && k != "preset" {
+		if k != "engine" && k != "preset" && k != "output" {
 			need[k] = true
 		}
 	}

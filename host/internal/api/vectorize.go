@@ -13,6 +13,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk/svg"
@@ -37,6 +38,9 @@ type vectorizeResponse struct {
 	// order strokes for a pen (centerline): read from the SVG root's
 	// data-travel-length attribute, absent otherwise.
 	TravelLength *float64 `json:"travelLength,omitempty"`
+	// fileFields carry the file of the output format (format, mediaType, fileName,
+	// fileSize, file).
+	fileFields
 }
 
 // travelAttr is the attribute of the SVG root in which a stroke engine states its
@@ -135,8 +139,19 @@ func (s *Server) vectorize(c *gin.Context) {
 		fail(err)
 		return
 	}
+	ans, err := plan(c.Request, job)
+	if err != nil {
+		fail(err)
+		return
+	}
 
-	res, err := req.Trace(ctx, job)
+	var file output.File
+	res, err := req.Trace(ctx, job, func(jobCtx context.Context, res tracing.Result) error {
+		// The conversion is part of the job: in its worker, under its time limit.
+		var err error
+		file, err = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size)
+		return err
+	})
 	c.Set(logQueue, ms(req.Queued()))
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -151,16 +166,19 @@ func (s *Server) vectorize(c *gin.Context) {
 	c.Set(logEngine, res.Engine)
 	c.Set(logTrace, ms(res.Trace))
 	total := time.Since(start)
-	if err := req.Record(ctx, http.StatusOK, len(res.SVG), res.Decode+res.Trace); err != nil {
+	if err := req.Record(ctx, http.StatusOK, len(file.Data), res.Decode+res.Trace); err != nil {
 		s.fail(c, err)
 		return
 	}
-	s.answer(c, traced{Result: res, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
+	s.answer(c, traced{Result: res, Answer: ans, File: file, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
 }
 
 // traced is a traced request, as the answer tells it.
 type traced struct {
 	tracing.Result
+	// Answer is the form the client asked for; File the output in its format.
+	Answer output.Answer
+	File   output.File
 	// OriginalSize is the uploaded image's size in bytes.
 	OriginalSize int
 	// Lane names the lane the job ran in.
@@ -170,23 +188,13 @@ type traced struct {
 }
 
 // answer writes a traced request's answer in the form the client asked for: the bare
-// SVG, or JSON with the SVG and what made it.
+// file, or JSON with the SVG (and the file of another format) and what made it.
 func (s *Server) answer(c *gin.Context, t traced) {
-	if wantsSVG(c.Request) {
-		s.answerSVG(c, t)
+	if t.Answer.Bare {
+		writeBare(c, t)
 		return
 	}
 	s.answerJSON(c, t)
-}
-
-// answerSVG writes the bare SVG, with what made it in X-Tracecraft headers.
-func (s *Server) answerSVG(c *gin.Context, t traced) {
-	h := c.Writer.Header()
-	h.Set("X-Tracecraft-Engine", t.Engine)
-	h.Set("X-Tracecraft-Engine-Version", t.EngineVersion)
-	h.Set("X-Tracecraft-Preset", t.Preset)
-	h.Set("X-Tracecraft-Original-Size", strconv.Itoa(t.OriginalSize))
-	c.Data(http.StatusOK, "image/svg+xml", t.SVG)
 }
 
 // answerJSON writes the JSON answer, streaming the SVG into it.
@@ -196,15 +204,16 @@ func (s *Server) answerJSON(c *gin.Context, t traced) {
 		resolved["preset"] = t.Preset
 	}
 	answer := vectorizeResponse{
-		Engine: t.Engine, OriginalSize: t.OriginalSize, SVGSize: len(t.SVG),
+		Engine: t.Engine, OriginalSize: t.OriginalSize, SVGSize: len(t.File.SVG),
 		Preset: t.Preset, Width: t.Width, Height: t.Height, Settings: resolved, Lane: t.Lane, EngineVersion: t.EngineVersion,
 		TravelLength: travelLength(t.SVG),
 		Timings:      timings{QueueMs: ms(t.Queued), AnalyzeMs: ms(t.Analyze), DecodeMs: ms(t.Decode), TraceMs: ms(t.Trace), TotalMs: ms(t.Total)},
+		fileFields:   fileOf(t.File),
 	}
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	err := writeWithSVG(c.Writer, answer, t.SVG, func(n int64) {
+	err := writeWithSVG(c.Writer, answer, t.File.SVG, func(n int64) {
 		h.Set("Content-Length", strconv.FormatInt(n, 10))
 		c.Writer.WriteHeader(http.StatusOK)
 	})
@@ -250,10 +259,4 @@ func (s *Server) validate(up upload) (tracing.Job, error) {
 		msg += " (" + strconv.Itoa(len(details)) + " problems, listed in details)"
 	}
 	return job, &fault.Error{Code: first.Code, Message: msg, Details: details}
-}
-
-// wantsSVG reports whether the client asked for the bare SVG rather than JSON.
-func wantsSVG(r *http.Request) bool {
-	accept := r.Header.Get("Accept")
-	return strings.Contains(accept, "image/svg+xml") && !strings.Contains(accept, "application/json")
 }

@@ -34,6 +34,7 @@ const (
 	EngineBadOutput   = "engine_bad_output" // an engine's SVG failed svg.Check
 	NotFound          = "not_found"
 	MethodNotAllowed  = "method_not_allowed"
+	NotAcceptable     = "not_acceptable" // the Accept header allows none of the answer's types
 	Internal          = "internal"
 )
 

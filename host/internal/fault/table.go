@@ -34,6 +34,7 @@ var Kinds = []Kind{
 	{MissingAPIKey, http.StatusUnauthorized, "the endpoint needs an X-API-Key header", "send your key in X-API-Key"},
 	{NotFound, http.StatusNotFound, "no such endpoint", "check the path against the OpenAPI document"},
 	{MethodNotAllowed, http.StatusMethodNotAllowed, "the endpoint does not take this method", "use the method the OpenAPI document lists"},
+	{NotAcceptable, http.StatusNotAcceptable, "the Accept header allows none of the types the request can be answered with (JSON, or the file of the output format); details lists them", "send an Accept header with one of the listed types, or none for JSON"},
 	{QueueFull, http.StatusTooManyRequests, "the lane's queue is full, or the upload memory budget is spent", "wait the Retry-After seconds, then retry"},
 	{EngineCrashed, http.StatusInternalServerError, "the engine process crashed on the image; it has been restarted", "retry; if it crashes again, try other settings or another engine and report the image"},
 	{OutputTooLarge, http.StatusInternalServerError, "the SVG is over the output limit", "use settings that give a simpler SVG (fewer colours, a larger tolerance) or a smaller image"},

@@ -45,7 +45,7 @@ var vectorizeCodes = []string{
 	fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
 	fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest, fault.InvalidAPIKey,
 	fault.QueueFull, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
-	fault.OutputTooLarge, fault.EngineBadOutput, fault.Internal,
+	fault.OutputTooLarge, fault.EngineBadOutput, fault.Internal, fault.NotAcceptable,
 }
 
 // Document returns the OpenAPI document of the service as it is now, ready to be
@@ -139,14 +139,15 @@ func headers() obj {
 		"RetryAfter": obj{"description": "Seconds to wait before retrying, 1 to 3600.", "required": true, "schema": obj{"type": "integer", "minimum": 1, "maximum": 3600}},
 		"Backoff": obj{"description": "With engine_unavailable for an engine refused after a crash loop: seconds until it is tried again.",
 			"schema": obj{"type": "integer", "minimum": 1}},
-		"Engine": obj{"description": "With Accept: image/svg+xml: the engine that traced the image.", "schema": str},
-		"EngineVersion": obj{"description": "With Accept: image/svg+xml: the version of the engine plugin.",
+		"Engine": obj{"description": "With a bare file (Accept: image/svg+xml, ...): the engine that traced the image.", "schema": str},
+		"EngineVersion": obj{"description": "With a bare file (Accept: image/svg+xml, ...): the version of the engine plugin.",
 			"schema": str},
-		"Preset":       obj{"description": "With Accept: image/svg+xml: the preset applied, if any.", "schema": str},
-		"OriginalSize": obj{"description": "With Accept: image/svg+xml: the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
+		"Preset":       obj{"description": "With a bare file (Accept: image/svg+xml, ...): the preset applied, if any.", "schema": str},
+		"OriginalSize": obj{"description": "With a bare file (Accept: image/svg+xml, ...): the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
 		"NoSniff":      obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
 		"SVGPolicy": obj{"description": "A policy under which the SVG, opened in a browser, loads nothing and runs no script: " +
 			"default-src 'none'; style-src 'unsafe-inline'; sandbox.", "schema": str},
+		"ContentDisposition": obj{"description": "With a bare file: inline; filename=\"trace.<format>\".", "schema": str},
 	}
 }
 
@@ -203,23 +204,23 @@ func (s Service) vectorizeOp() obj {
 	h := commonHeaders()
 	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
 		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize",
-		"X-Content-Type-Options": "NoSniff", "Content-Security-Policy": "SVGPolicy"} {
+		"X-Content-Type-Options": "NoSniff", "Content-Security-Policy": "SVGPolicy", "Content-Disposition": "ContentDisposition"} {
 		h[name] = ref("headers", c)
 	}
 	responses["200"] = obj{
-		"description": "The traced SVG: as JSON, or bare with Accept: image/svg+xml (without application/json).",
-		"headers":     h,
-		"content": obj{
-			"application/json": obj{"schema": ref("schemas", "VectorizeResult")},
-			"image/svg+xml":    obj{"schema": obj{"type": "string"}},
-		},
+		"description": "The traced image: as JSON, or the bare file when Accept prefers its media type to application/json " +
+			"(q-values count; a tie goes to JSON).",
+		"headers": h,
+		"content": outputContent(),
 	}
 	return obj{
 		"operationId": "vectorize",
 		"summary":     "Trace a bitmap image into an SVG",
 		"description": "Without a key the job runs on the public lane; with a valid X-API-Key on the keyed lane, and counts " +
-			"in the key's usage. A full queue is answered 429 before the body is read. Send Accept: image/svg+xml for " +
-			"the bare SVG.",
+			"in the key's usage. A full queue is answered 429 before the body is read. The answer is JSON unless Accept prefers " +
+			"a bare file: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, " +
+			"image/png. Without output.format in the settings, that type also chooses the format; with it, only that " +
+			"format's types are offered. An Accept that allows nothing offered is 406 not_acceptable.",
 		"security": []any{obj{}, obj{"apiKey": []string{}}},
 		"requestBody": obj{
 			"required": true,
@@ -314,6 +315,7 @@ func (s Service) schemas() obj {
 	out := obj{}
 	s.settingsSchemas(out)
 	errorSchemas(out)
+	outputSchemas(out)
 	resultSchemas(out)
 	healthSchemas(out)
 	usageSchemas(out)
@@ -342,6 +344,7 @@ func (s Service) settingsSchemas(out obj) {
 	for _, p := range cat.Presets {
 		presetNames = append(presetNames, p.Name)
 	}
+	settingsProps["output"] = ref("schemas", "Output")
 	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
 		"description": "A named engine and parameter set; auto measures the image and picks one."}
 	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,
@@ -446,6 +449,9 @@ func resultSchemas(out obj) {
 			"travelLength": obj{"type": "number", "minimum": 0,
 				"description": "Engines that order strokes for a pen (centerline): the pen-up travel between strokes, in pixels."},
 		},
+	}
+	for k, v := range resultFileProps() {
+		out["VectorizeResult"].(obj)["properties"].(obj)[k] = v
 	}
 }
 

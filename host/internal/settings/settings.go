@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
@@ -94,6 +95,9 @@ type Settings struct {
 	Engine string
 	// Params holds each engine's explicitly given parameters, by engine name.
 	Params map[string]map[string]any
+	// Output is what the answer's file should be (the output object): its format and
+	// size.
+	Output output.Options
 }
 
 // NeedsAnalysis reports whether choosing the engine or preset needs the image measured:
@@ -105,7 +109,7 @@ func (s Settings) NeedsAnalysis() bool {
 // Parse parses and validates the settings field raw (empty means none) and returns every
 // problem found as the details of one fault.InvalidSettings error.
 func Parse(raw []byte, cat Catalog) (Settings, error) {
-	s := Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}}
+	s := Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return s, nil
 	}
@@ -135,10 +139,14 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 				continue
 			}
 			s.Engine = name
+		case key == "output":
+			opts, problems := output.Parse(fields(kv.value))
+			details = append(details, problems...)
+			s.Output = opts
 		default:
 			desc, ok := cat.Engine(key)
 			if !ok {
-				add(key, "is not a setting: use \"preset\", \"engine\" or the name of an installed engine ("+strings.Join(cat.engineNames(), ", ")+")", nil)
+				add(key, "is not a setting: use \"preset\", \"engine\", \"output\" or the name of an installed engine ("+strings.Join(cat.engineNames(), ", ")+")", nil)
 				continue
 			}
 			params, ok := kv.value.(object)
@@ -254,6 +262,26 @@ func Resolve(s Settings, cat Catalog, category string) (Resolved, error) {
 	}
 	r.Params = params
 	return r, nil
+}
+
+// fields turns a decoded value into the form package output reads: objects become
+// []output.Field, recursively.
+func fields(v any) any {
+	switch t := v.(type) {
+	case object:
+		out := make([]output.Field, len(t))
+		for i, m := range t {
+			out[i] = output.Field{Key: m.key, Value: fields(m.value)}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = fields(x)
+		}
+		return out
+	}
+	return v
 }
 
 // object is a JSON object with its keys in document order.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
@@ -34,11 +35,14 @@ func TestParseAcceptsValidSettings(t *testing.T) {
 		raw  string
 		want Settings
 	}{
-		{``, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}}},
-		{`  {}  `, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}}},
-		{`{"preset":"logo"}`, Settings{Preset: "logo", PresetGiven: true, Engine: Auto, Params: map[string]map[string]any{}}},
+		{``, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}},
+		{`  {}  `, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}},
+		{`{"preset":"logo"}`, Settings{Preset: "logo", PresetGiven: true, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}},
 		{`{"engine":"tracecraft","tracecraft":{"maxColors":32,"overrideColor":"red"}}`,
-			Settings{Preset: Auto, Engine: "tracecraft", Params: map[string]map[string]any{"tracecraft": {"maxColors": 32.0, "overrideColor": "red"}}}},
+			Settings{Preset: Auto, Engine: "tracecraft", Params: map[string]map[string]any{"tracecraft": {"maxColors": 32.0, "overrideColor": "red"}}, Output: output.Default()}},
+		{`{"output":{"format":"pdf","size":{"width":210,"unit":"mm"}}}`,
+			Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{},
+				Output: output.Options{Format: output.PDF, FormatGiven: true, Size: &output.Size{Width: 210, Unit: "mm", DPI: output.DefaultDPI}}}},
 	}
 	for _, tt := range tests {
 		got, err := Parse([]byte(tt.raw), catalog)
@@ -71,6 +75,11 @@ func TestParseListsEveryProblem(t *testing.T) {
 		{"null is not a value", `{"tracecraft":{"maxColors":null}}`, []string{"tracecraft.maxColors"}},
 		{"nested values", `{"tracecraft":{"maxColors":{"a":1},"drawStyle":[1]}}`, []string{"tracecraft.maxColors", "tracecraft.drawStyle"}},
 		{"huge number", `{"tracecraft":{"maxColors":1e999}}`, []string{"settings"}},
+		{"output not an object", `{"output":"pdf"}`, []string{"output"}},
+		{"every bad output value", `{"output":{"format":"PDF","size":{"width":0,"height":"10","unit":"ft","dpi":0,"depth":1},"quality":1},"preset":"x"}`,
+			[]string{"output.format", "output.size.width", "output.size.height", "output.size.unit", "output.size.dpi", "output.size.depth", "output.quality", "preset"}},
+		{"a size without a side", `{"output":{"size":{"unit":"mm"}}}`, []string{"output.size"}},
+		{"a size not an object", `{"output":{"size":[210,297]}}`, []string{"output.size"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -530,6 +530,7 @@
       setState('error');
     } else if (resp.ok && data && typeof data.svg === 'string') {
       showResult(data, { fileName: file.name, settingsText, withKey: key !== '', roundTrip });
+      state.lastTrace = { file, settings };
       if (settings.preset === undefined && settings.engine === undefined) {
         state.lastPick = { preset: data.preset, engine: data.engine };
         renderParams();
@@ -595,6 +596,50 @@
     if (on && side.checked) document.querySelector('input[name="mode"][value="toggle"]').click();
     if (state.svgURL) setImage(['ov-svg'], on ? state.strokesURL : state.svgURL);
     applyView();
+  }
+
+  // formatTypes are the media types the page asks for each download format.
+  const formatTypes = { pdf: 'application/pdf', eps: 'application/postscript', dxf: 'image/vnd.dxf', png: 'image/png' };
+
+  // downloadAs asks the service for the last trace's image and settings in another format
+  // (the same image and settings give the same drawing) and saves the file.
+  async function downloadAs(format, button) {
+    const last = state.lastTrace;
+    if (!last || button.disabled) return;
+    const form = new FormData();
+    form.append('image', last.file, last.file.name);
+    form.append('settings', JSON.stringify({ ...last.settings, output: { format } }));
+    const headers = { Accept: formatTypes[format] };
+    const key = $('api-key').value.trim();
+    if (key) headers['X-API-Key'] = key;
+    button.disabled = true;
+    setStatus(`Making the ${format.toUpperCase()}…`);
+    try {
+      const resp = await fetch('/api/vectorize', { method: 'POST', body: form, headers });
+      if (!resp.ok) {
+        let data = null;
+        try { data = JSON.parse(await resp.text()); } catch { data = null; }
+        explainFailure(resp, data);
+        setStatus('');
+        return;
+      }
+      const blob = await resp.blob();
+      const url = URL.createObjectURL(blob);
+      const a = el('a', { href: url, download: svgName(last.file.name).replace(/\.svg$/, '.' + format) });
+      document.body.append(a);
+      a.click();
+      a.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 60000);
+      setStatus(`Saved ${a.download}.`);
+      // For tests: how many files were saved, and the last one's name, type and size.
+      document.body.dataset.lastDownload = `${a.download} ${blob.type} ${blob.size}`;
+      document.body.dataset.downloads = String(Number(document.body.dataset.downloads || 0) + 1);
+    } catch (e) {
+      showError({ title: 'The service cannot be reached.', lines: [String(e.message || e)], hint: 'Check your connection, then try again.' });
+      setStatus('');
+    } finally {
+      button.disabled = false;
+    }
   }
 
   // curlCommand is the request the page just made, as a command that saves the SVG.
@@ -807,6 +852,7 @@
     });
     $('trace').addEventListener('click', trace);
     $('copy-curl').addEventListener('click', copyCurl);
+    for (const b of document.querySelectorAll('.download-as button')) b.addEventListener('click', () => downloadAs(b.dataset.format, b));
 
     const key = $('api-key');
     try { key.value = localStorage.getItem(keyStore) || ''; } catch { /* storage disabled: the key lives in the field only */ }

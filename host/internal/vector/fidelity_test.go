@@ -1,0 +1,625 @@
+package vector_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"image/png"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tracecraft/tracecraft/host/internal/vector"
+	potrace "github.com/tracecraft/tracecraft/plugins/potrace/engine"
+	tracecraft "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
+	vtracer "github.com/tracecraft/tracecraft/plugins/vtracer/engine"
+	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/enginetest"
+)
+
+// The fidelity tests check each writer with a real reader, not our own parser: PDF and
+// EPS rendered by Ghostscript, PNG decoded by image/png, each compared by SSIM with
+// resvg's render of the SVG; DXF read back by ezdxf. make fidelity-tools installs them
+// (make test runs it); a missing tool skips the tests, and fails them under CI=1.
+//
+// By default they run on the first image of each bench corpus category (make test);
+// TRACECRAFT_FIDELITY=all runs every corpus image.
+
+// MinSSIM is the fidelity target of every format against resvg's render of the SVG.
+const MinSSIM = 0.99
+
+// MinSSIMPNG is the floor our PNG is held to: tdewolff/canvas's rasteriser strokes edges
+// a little differently from resvg, and tracecraft's photo traces (thousands of shapes,
+// each with a gap-filling stroke) reach 0.984 on skimage-astronaut, under MinSSIM.
+const MinSSIMPNG = 0.98
+
+// superSample is the factor Ghostscript renders at before the box filter brings the
+// render back to the image's pixels: its anti-aliasing (4 bits) alone is coarser than
+// resvg's exact coverage.
+const superSample = 4
+
+// tool returns the path of a tool the fidelity tests need, skipping the test (failing
+// under CI) when it is missing.
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		missing(t, name+" is not installed (make fidelity-tools installs it)")
+	}
+	return p
+}
+
+func missing(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatal(why)
+	}
+	t.Skip(why)
+}
+
+// repoRoot returns the repository's root, where bin/tools/resvg is.
+func repoRoot(t *testing.T) string {
+	dir, _ := os.Getwd()
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's folder")
+		}
+		dir = parent
+	}
+}
+
+// resvgModules returns the folder holding node_modules/@resvg/resvg-js.
+func resvgModules(t *testing.T) string {
+	tool(t, "node")
+	for _, dir := range []string{os.Getenv("TRACECRAFT_RESVG_MODULES"), filepath.Join(repoRoot(t), "bin", "tools", "resvg")} {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@resvg", "resvg-js")); err == nil {
+			return dir
+		}
+	}
+	missing(t, "@resvg/resvg-js is not installed in bin/tools/resvg (make fidelity-tools installs it)")
+	return ""
+}
+
+type traced struct {
+	engine, name string
+	svg          []byte
+	w, h         int
+}
+
+var (
+	corpusOnce   sync.Once
+	corpusTraced []traced
+	corpusErr    string
+)
+
+// traceCorpus traces the corpus images the run covers with the three bundled engines at
+// their defaults, once for all the tests.
+func traceCorpus(t *testing.T) []traced {
+	corpus := enginetest.CorpusDir(t)
+	if paths, _ := filepath.Glob(filepath.Join(corpus, "*", "*.png")); len(paths) == 0 {
+		missing(t, "the bench corpus is not there ("+corpus+")")
+	}
+	corpusOnce.Do(func() { corpusTraced, corpusErr = traceAll(corpus) })
+	if corpusErr != "" {
+		t.Fatal(corpusErr)
+	}
+	return corpusTraced
+}
+
+func traceAll(corpus string) ([]traced, string) {
+	paths, _ := filepath.Glob(filepath.Join(corpus, "*", "*.png"))
+	sort.Strings(paths)
+	if os.Getenv("TRACECRAFT_FIDELITY") != "all" {
+		seen := map[string]bool{}
+		var first []string
+		for _, p := range paths {
+			if cat := filepath.Base(filepath.Dir(p)); !seen[cat] {
+				seen[cat] = true
+				first = append(first, p)
+			}
+		}
+		paths = first
+	}
+	var out []traced
+	for _, p := range paths {
+		img, err := loadPNG(p)
+		if err != nil {
+			return nil, err.Error()
+		}
+		name := filepath.Base(filepath.Dir(p)) + "/" + strings.TrimSuffix(filepath.Base(p), ".png")
+		for _, e := range []struct {
+			name  string
+			trace func(*image.NRGBA) ([]byte, error)
+		}{
+			{"tracecraft", tracer(tracecraft.New())},
+			{"vtracer", tracer(vtracer.New())},
+			{"potrace", tracer(potrace.New())},
+		} {
+			svg, err := e.trace(img)
+			if err != nil {
+				return nil, fmt.Sprintf("%s on %s: %v", e.name, name, err)
+			}
+			out = append(out, traced{e.name, name, svg, img.Bounds().Dx(), img.Bounds().Dy()})
+		}
+	}
+	return out, ""
+}
+
+func loadPNG(path string) (*image.NRGBA, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	out := image.NewNRGBA(img.Bounds())
+	draw.Draw(out, out.Bounds(), img, img.Bounds().Min, draw.Src)
+	return out, nil
+}
+
+func tracer[P any](e sdk.Engine[P]) func(*image.NRGBA) ([]byte, error) {
+	return func(img *image.NRGBA) ([]byte, error) {
+		params, err := sdk.Decode[P](map[string]any{})
+		if err != nil {
+			return nil, err
+		}
+		return e.Trace(context.Background(), img, params)
+	}
+}
+
+func TestFormatsRenderLikeTheSVG(t *testing.T) {
+	gs := tool(t, "gs")
+	modules := resvgModules(t)
+	dir := t.TempDir()
+	items := traceCorpus(t)
+
+	type job struct {
+		SVG   string `json:"svg"`
+		PNG   string `json:"png"`
+		Width int    `json:"width"`
+	}
+	var jobs []job
+	for i, it := range items {
+		base := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.WriteFile(base+".svg", it.svg, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, job{base + ".svg", base + ".resvg.png", it.w})
+	}
+	js, _ := json.Marshal(jobs)
+	jobsFile := filepath.Join(dir, "jobs.json")
+	os.WriteFile(jobsFile, js, 0o644)
+	script, _ := filepath.Abs(filepath.Join("testdata", "resvg-render.mjs"))
+	if out, err := exec.Command("node", script, modules, jobsFile).CombinedOutput(); err != nil {
+		t.Fatalf("resvg: %v\n%s", err, out)
+	}
+
+	var table []string
+	worst := map[string]float64{"pdf": 1, "eps": 1, "png": 1}
+	for i, it := range items {
+		base := filepath.Join(dir, strconv.Itoa(i))
+		ref := readPNG(t, base+".resvg.png")
+		doc, err := vector.Parse(it.svg)
+		if err != nil {
+			t.Fatalf("%s %s: %v", it.engine, it.name, err)
+		}
+		wPt, hPt := float64(it.w)*0.75, float64(it.h)*0.75
+		var pdf, eps, pngData bytes.Buffer
+		if err := vector.WritePDF(&pdf, doc, wPt, hPt); err != nil {
+			t.Fatal(err)
+		}
+		if err := vector.WriteEPS(&eps, doc, wPt, hPt); err != nil {
+			t.Fatal(err)
+		}
+		if err := vector.WritePNG(context.Background(), &pngData, doc, it.w, it.h); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(base+".pdf", pdf.Bytes(), 0o644)
+		os.WriteFile(base+".eps", eps.Bytes(), 0o644)
+		ssim := map[string]float64{}
+		res := strconv.Itoa(96 * superSample)
+		ssim["pdf"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".pdf", "-r"+res), superSample))
+		ssim["eps"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".eps", "-r"+res,
+			"-dDEVICEWIDTHPOINTS="+strconv.FormatFloat(wPt, 'f', -1, 64), "-dDEVICEHEIGHTPOINTS="+strconv.FormatFloat(hPt, 'f', -1, 64), "-dFIXEDMEDIA"), superSample))
+		decoded, err := png.Decode(bytes.NewReader(pngData.Bytes()))
+		if err != nil {
+			t.Fatalf("%s %s: our PNG does not decode: %v", it.engine, it.name, err)
+		}
+		ssim["png"] = compare(t, ref, decoded)
+		for _, f := range []string{"pdf", "eps", "png"} {
+			worst[f] = math.Min(worst[f], ssim[f])
+			floor := MinSSIM
+			if f == "png" {
+				floor = MinSSIMPNG
+			}
+			if ssim[f] < floor {
+				t.Errorf("%s %s as %s: SSIM %.4f against resvg, want at least %g", it.engine, it.name, f, ssim[f], floor)
+			}
+		}
+		table = append(table, fmt.Sprintf("| %s | %s | %.4f | %.4f | %.4f |", it.engine, it.name, ssim["pdf"], ssim["eps"], ssim["png"]))
+	}
+	t.Logf("SSIM against resvg (luma, 11x11 Gaussian window):\n| engine | image | pdf (gs) | eps (gs) | png |\n|---|---|---|---|---|\n%s\nworst: pdf %.4f, eps %.4f, png %.4f",
+		strings.Join(table, "\n"), worst["pdf"], worst["eps"], worst["png"])
+}
+
+// ghostscript renders the first page of a PDF or EPS file with extra options and
+// returns the image.
+func ghostscript(t *testing.T, gs, file string, opts ...string) image.Image {
+	out := file + ".gs.png"
+	args := append([]string{"-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=png16m", "-dGraphicsAlphaBits=4", "-o", out}, opts...)
+	if msg, err := exec.Command(gs, append(args, file)...).CombinedOutput(); err != nil {
+		t.Fatalf("gs %s: %v\n%s", file, err, msg)
+	}
+	return readPNG(t, out)
+}
+
+func readPNG(t *testing.T, file string) image.Image {
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return img
+}
+
+// boxDown shrinks img by an integer factor, averaging each k x k block.
+func boxDown(img image.Image, k int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx()/k, b.Dy()/k
+	out := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			var s [4]uint32
+			for dy := 0; dy < k; dy++ {
+				for dx := 0; dx < k; dx++ {
+					r, g, bb, a := img.At(b.Min.X+x*k+dx, b.Min.Y+y*k+dy).RGBA()
+					s[0], s[1], s[2], s[3] = s[0]+r, s[1]+g, s[2]+bb, s[3]+a
+				}
+			}
+			n := uint32(k * k * 257)
+			out.SetRGBA(x, y, color.RGBA{uint8(s[0] / n), uint8(s[1] / n), uint8(s[2] / n), uint8(s[3] / n)})
+		}
+	}
+	return out
+}
+
+// luma returns the image composited over white as luma values (BT.601), w x h.
+func luma(img image.Image, w, h int) []float64 {
+	white := image.NewRGBA(image.Rect(0, 0, w, h))
+	draw.Draw(white, white.Bounds(), image.White, image.Point{}, draw.Src)
+	draw.Draw(white, white.Bounds(), img, img.Bounds().Min, draw.Over)
+	out := make([]float64, w*h)
+	for i := range out {
+		p := white.Pix[i*4:]
+		out[i] = 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
+	}
+	return out
+}
+
+// compare returns the mean SSIM of two images over white, on their common size.
+func compare(t *testing.T, a, b image.Image) float64 {
+	w := min(a.Bounds().Dx(), b.Bounds().Dx())
+	h := min(a.Bounds().Dy(), b.Bounds().Dy())
+	if abs(a.Bounds().Dx()-b.Bounds().Dx()) > 1 || abs(a.Bounds().Dy()-b.Bounds().Dy()) > 1 {
+		t.Errorf("render sizes differ: %v and %v", a.Bounds(), b.Bounds())
+	}
+	return SSIM(luma(a, w, h), luma(b, w, h), w, h)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// SSIM is the mean structural similarity (Wang et al. 2004) of two w x h luma images:
+// an 11 x 11 Gaussian window of sigma 1.5, K1 = 0.01, K2 = 0.03, L = 255, over the
+// windows that fit in the image (the whole image when it is smaller than one).
+func SSIM(x, y []float64, w, h int) float64 {
+	const r = 5
+	var g [2*r + 1]float64
+	sum := 0.0
+	for i := range g {
+		d := float64(i - r)
+		g[i] = math.Exp(-d * d / (2 * 1.5 * 1.5))
+		sum += g[i]
+	}
+	for i := range g {
+		g[i] /= sum
+	}
+	blur := func(src []float64) []float64 {
+		tmp := make([]float64, w*h)
+		for yy := 0; yy < h; yy++ {
+			for xx := 0; xx < w; xx++ {
+				s := 0.0
+				for k := -r; k <= r; k++ {
+					s += g[k+r] * src[yy*w+clamp(xx+k, w)]
+				}
+				tmp[yy*w+xx] = s
+			}
+		}
+		out := make([]float64, w*h)
+		for yy := 0; yy < h; yy++ {
+			for xx := 0; xx < w; xx++ {
+				s := 0.0
+				for k := -r; k <= r; k++ {
+					s += g[k+r] * tmp[clamp(yy+k, h)*w+xx]
+				}
+				out[yy*w+xx] = s
+			}
+		}
+		return out
+	}
+	prod := func(a, b []float64) []float64 {
+		out := make([]float64, len(a))
+		for i := range a {
+			out[i] = a[i] * b[i]
+		}
+		return out
+	}
+	mx, my := blur(x), blur(y)
+	sxx, syy, sxy := blur(prod(x, x)), blur(prod(y, y)), blur(prod(x, y))
+	c1, c2 := math.Pow(0.01*255, 2), math.Pow(0.03*255, 2)
+	total, n := 0.0, 0
+	x0, x1, y0, y1 := r, w-r, r, h-r
+	if x1 <= x0 {
+		x0, x1 = 0, w
+	}
+	if y1 <= y0 {
+		y0, y1 = 0, h
+	}
+	for yy := y0; yy < y1; yy++ {
+		for xx := x0; xx < x1; xx++ {
+			i := yy*w + xx
+			vx, vy, cxy := sxx[i]-mx[i]*mx[i], syy[i]-my[i]*my[i], sxy[i]-mx[i]*my[i]
+			total += ((2*mx[i]*my[i] + c1) * (2*cxy + c2)) / ((mx[i]*mx[i] + my[i]*my[i] + c1) * (vx + vy + c2))
+			n++
+		}
+	}
+	return total / float64(n)
+}
+
+func clamp(i, n int) int { return max(0, min(n-1, i)) }
+
+// dxfRead is what ezdxf reads from a DXF.
+type dxfRead struct {
+	InsUnits  int           `json:"insunits"`
+	ExtMax    [2]float64    `json:"extmax"`
+	Layers    []string      `json:"layers"`
+	Polylines []dxfPolyline `json:"polylines"`
+}
+
+type dxfPolyline struct {
+	Layer  string       `json:"layer"`
+	Closed bool         `json:"closed"`
+	Points [][2]float64 `json:"points"`
+}
+
+func ezdxf(t *testing.T, file string) dxfRead {
+	t.Helper()
+	script, _ := filepath.Abs(filepath.Join("testdata", "ezdxf-read.py"))
+	out, err := exec.Command("/usr/bin/python3", script, file).Output()
+	if err != nil {
+		t.Fatalf("ezdxf on %s: %v", file, err)
+	}
+	var r dxfRead
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatalf("ezdxf on %s: %v", file, err)
+	}
+	return r
+}
+
+func needEzdxf(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil || exec.Command("/usr/bin/python3", "-c", "import ezdxf").Run() != nil {
+		missing(t, "ezdxf is not installed (make fidelity-tools installs python3-ezdxf)")
+	}
+}
+
+// TestDXFReadsBackLikeTheSVG reads each DXF back with ezdxf: one layer per fill colour,
+// as many closed polylines per colour as the SVG has subpaths of that colour, and every
+// point where the SVG's segments end found, in order, among the polyline's vertices
+// within 0.01 units.
+func TestDXFReadsBackLikeTheSVG(t *testing.T) {
+	needEzdxf(t)
+	dir := t.TempDir()
+	var table []string
+	for i, it := range traceCorpus(t) {
+		doc, err := vector.Parse(it.svg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, strconv.Itoa(i)+".dxf")
+		var b bytes.Buffer
+		if err := vector.WriteDXF(&b, doc, doc.Width, doc.Height, vector.UnitsNone); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(file, b.Bytes(), 0o644)
+		got := ezdxf(t, file)
+
+		// What the SVG holds: per fill colour, its subpaths' segment ends, y up.
+		want := map[string][][]vector.Point{}
+		for _, s := range doc.Shapes {
+			if s.Fill == nil {
+				continue
+			}
+			layer := vector.DXFLayer(*s.Fill)
+			var cur []vector.Point
+			for _, seg := range s.Path {
+				switch seg.Op {
+				case vector.MoveTo:
+					if len(cur) > 1 {
+						want[layer] = append(want[layer], cur)
+					}
+					cur = nil
+					fallthrough
+				case vector.LineTo, vector.CubicTo:
+					e := seg.End()
+					cur = append(cur, vector.Point{X: e.X - doc.MinX, Y: doc.Height - (e.Y - doc.MinY)})
+				}
+			}
+			if len(cur) > 1 {
+				want[layer] = append(want[layer], cur)
+			}
+		}
+		layers := []string{"0"}
+		for l := range want {
+			layers = append(layers, l)
+		}
+		sort.Strings(layers)
+		var colourLayers []string // ezdxf adds a Defpoints layer of its own
+		for _, l := range got.Layers {
+			if l == "0" || strings.HasPrefix(l, "C-") {
+				colourLayers = append(colourLayers, l)
+			}
+		}
+		if strings.Join(colourLayers, ",") != strings.Join(layers, ",") {
+			t.Errorf("%s %s: ezdxf reads %d layers, want %d (one per colour and 0)", it.engine, it.name, len(got.Layers), len(layers))
+		}
+		byLayer := map[string][]dxfPolyline{}
+		for _, p := range got.Polylines {
+			if !p.Closed {
+				t.Errorf("%s %s: an open polyline on %s; a fill's outlines are closed", it.engine, it.name, p.Layer)
+			}
+			byLayer[p.Layer] = append(byLayer[p.Layer], p)
+		}
+		shapes, worst := 0, 0.0
+		for layer, subpaths := range want {
+			if len(byLayer[layer]) != len(subpaths) {
+				t.Errorf("%s %s: layer %s has %d closed polylines, the SVG %d subpaths of that colour", it.engine, it.name, layer, len(byLayer[layer]), len(subpaths))
+				continue
+			}
+			shapes += len(subpaths)
+			for k, sp := range subpaths {
+				pts := byLayer[layer][k].Points
+				j := 0
+				for _, p := range sp {
+					// The end point of a closing segment may be the dropped repeat of the start.
+					best := math.Inf(1)
+					for j < len(pts) {
+						d := math.Hypot(pts[j][0]-p.X, pts[j][1]-p.Y)
+						if d <= 0.01 {
+							// The nearest of the vertices from here on (flattened
+							// curves put several close to a segment's end).
+							best = d
+							for j+1 < len(pts) {
+								n := math.Hypot(pts[j+1][0]-p.X, pts[j+1][1]-p.Y)
+								if n >= best {
+									break
+								}
+								best, j = n, j+1
+							}
+							break
+						}
+						j++
+					}
+					if j == len(pts) {
+						d := math.Hypot(pts[0][0]-p.X, pts[0][1]-p.Y)
+						if d > 0.01 {
+							t.Errorf("%s %s: layer %s polyline %d has no vertex within 0.01 of %v", it.engine, it.name, layer, k, p)
+							break
+						}
+						best = d
+						j = 0
+					}
+					worst = math.Max(worst, best)
+				}
+			}
+		}
+		if got.InsUnits != vector.UnitsNone {
+			t.Errorf("%s %s: $INSUNITS %d, want 0 for pixels", it.engine, it.name, got.InsUnits)
+		}
+		table = append(table, fmt.Sprintf("| %s | %s | %d | %d | %.4f |", it.engine, it.name, len(layers)-1, shapes, worst))
+	}
+	t.Logf("DXF read back by ezdxf:\n| engine | image | colour layers | closed shapes | worst distance |\n|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
+}
+
+// TestReadersMeasureTheSize asks for a size in each unit and measures it with the real
+// readers: Ghostscript's page (rendered at a known resolution), the PNG's pixels, the
+// DXF's $INSUNITS and extents read by ezdxf.
+func TestReadersMeasureTheSize(t *testing.T) {
+	gs := tool(t, "gs")
+	needEzdxf(t)
+	dir := t.TempDir()
+	img, err := loadPNG(filepath.Join(enginetest.CorpusDir(t), "logo", "simpleicons-github.png"))
+	if err != nil {
+		missing(t, err.Error())
+	}
+	svg, err := tracer(potrace.New())(img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := vector.Parse(svg)
+	aspect := doc.Height / doc.Width
+
+	// PDF and EPS: 50 mm wide is 500 px at 254 dpi (10 px/mm).
+	var pdf, eps bytes.Buffer
+	wPt := 50 / 25.4 * 72
+	vector.WritePDF(&pdf, doc, wPt, wPt*aspect)
+	vector.WriteEPS(&eps, doc, wPt, wPt*aspect)
+	os.WriteFile(filepath.Join(dir, "a.pdf"), pdf.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.eps"), eps.Bytes(), 0o644)
+	for _, f := range []string{"a.pdf", "a.eps"} {
+		r := ghostscript(t, gs, filepath.Join(dir, f), "-r254", "-dEPSCrop")
+		w, h := r.Bounds().Dx(), r.Bounds().Dy()
+		// EPS bounding boxes are whole points: up to 1 pt (3.5 px at 254 dpi) more.
+		slack := 1
+		if f == "a.eps" {
+			slack = 4
+		}
+		if w < 500 || w > 500+slack || float64(h) < 500*aspect-1 || float64(h) > 500*aspect+float64(slack) {
+			t.Errorf("%s: Ghostscript renders %d x %d px at 254 dpi, want 500 x %.1f (50 mm wide)", f, w, h, 500*aspect)
+		}
+		t.Logf("%s 50 mm wide: Ghostscript page %d x %d px at 254 dpi = %.2f x %.2f mm", f, w, h, float64(w)/10, float64(h)/10)
+	}
+
+	// PNG: 2 in at 150 dpi is 300 px.
+	var p bytes.Buffer
+	if err := vector.WritePNG(context.Background(), &p, doc, 300, int(math.Round(300*aspect))); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(p.Bytes()))
+	if err != nil || cfg.Width != 300 {
+		t.Errorf("PNG: %v, %d px wide, want 300", err, cfg.Width)
+	}
+
+	// DXF: 8 cm wide, $INSUNITS 5 (cm), every vertex inside 8 x 8·aspect cm.
+	var d bytes.Buffer
+	vector.WriteDXF(&d, doc, 8, 8*aspect, vector.UnitsCM)
+	os.WriteFile(filepath.Join(dir, "a.dxf"), d.Bytes(), 0o644)
+	got := ezdxf(t, filepath.Join(dir, "a.dxf"))
+	maxX, maxY := 0.0, 0.0
+	for _, pl := range got.Polylines {
+		for _, q := range pl.Points {
+			maxX, maxY = math.Max(maxX, q[0]), math.Max(maxY, q[1])
+		}
+	}
+	if got.InsUnits != vector.UnitsCM || math.Abs(got.ExtMax[0]-8) > 0.01 || math.Abs(got.ExtMax[1]-8*aspect) > 0.01 || maxX > 8.0001 || maxY > 8*aspect+0.0001 {
+		t.Errorf("DXF: $INSUNITS %d, $EXTMAX %v, vertices up to %.3f x %.3f; want 5, 8 x %.3f", got.InsUnits, got.ExtMax, maxX, maxY, 8*aspect)
+	}
+	t.Logf("DXF 8 cm wide: ezdxf reads $INSUNITS %d, $EXTMAX %v, vertices up to %.3f x %.3f cm", got.InsUnits, got.ExtMax, maxX, maxY)
+}
