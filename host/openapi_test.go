@@ -104,6 +104,7 @@ func openAPIHost(t *testing.T, flags ...string) (*host, string) {
 }
 
 func TestTheOpenAPIDocumentIsValidAndDescribesEveryServedRoute(t *testing.T) {
+	t.Parallel()
 	h, _ := openAPIHost(t)
 	s := fetchSpec(t, h)
 
@@ -158,6 +159,7 @@ func TestTheOpenAPIDocumentIsValidAndDescribesEveryServedRoute(t *testing.T) {
 }
 
 func TestTheOpenAPISettingsFollowTheInstalledEngines(t *testing.T) {
+	t.Parallel()
 	h, _ := openAPIHost(t)
 	s := fetchSpec(t, h)
 
@@ -223,6 +225,7 @@ func TestTheOpenAPISettingsFollowTheInstalledEngines(t *testing.T) {
 }
 
 func TestRealAnswersMatchTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	h, data := openAPIHost(t, "--job-timeout", "2s")
 	key, errOut, code := tracecraft(t, nil, "keys", "create", "--name", "openapi", "--data-dir", data)
 	if code != 0 {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"image"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -26,8 +28,9 @@ type server struct {
 	tracev1.UnimplementedEngineServer
 	desc Descriptor
 	// trace decodes the given parameters into the engine's struct and runs its Trace.
-	trace  func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
-	logger hclog.Logger
+	trace     func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
+	jobMemory func(pixels int) int64 // see MemoryBounded; nil: no bound
+	logger    hclog.Logger
 	// mu serialises the work: a plugin process runs one job at a time, so that the host's
 	// pool accounting (one process, one job) holds even if a caller misbehaves.
 	mu sync.Mutex
@@ -35,6 +38,54 @@ type server struct {
 	// call or keptExpiry; keptGen tells a stale expiry timer from a current one.
 	kept    *image.NRGBA
 	keptGen int
+	// jobs counts the calls that did work, so that a release timer knows whether
+	// another job came since it was set.
+	jobs int
+}
+
+// idleRelease is how long a plugin stays idle after a job before it hands the memory the
+// job used back to the system. A job's garbage is otherwise only collected when the next
+// job allocates, or by the runtime's forced collection two minutes later, and then given
+// back a little at a time: an engine process held 695 MB for minutes after one 40 MP
+// trace. A collection of the small live heap of an idle engine takes milliseconds, and
+// waiting a second lets a queue of jobs run without one between them.
+const idleRelease = time.Second
+
+// jobDone arms the idle release after a job. s.mu is held.
+func (s *server) jobDone() {
+	s.jobs++
+	gen := s.jobs
+	time.AfterFunc(idleRelease, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.jobs == gen {
+			releaseMemory()
+		}
+	})
+}
+
+// boundMemory sets the runtime's soft memory limit for a job on an image of pixels
+// pixels, as the engine's JobMemory asks, unless a lower limit is set; the function it
+// returns puts the previous limit back.
+func (s *server) boundMemory(pixels int) (restore func()) {
+	if s.jobMemory == nil {
+		return func() {}
+	}
+	lim := s.jobMemory(pixels)
+	prev := debug.SetMemoryLimit(-1)
+	if lim <= 0 || lim >= prev {
+		return func() {}
+	}
+	debug.SetMemoryLimit(lim)
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
+// releaseMemory collects the garbage and returns the freed memory to the system. The
+// first collection moves the sync.Pool caches (a trace's canvas) to their victim
+// generation, the second frees them.
+func releaseMemory() {
+	runtime.GC()
+	debug.FreeOSMemory()
 }
 
 // keptExpiry is how long a kept image waits for the Trace that uses it.
@@ -58,18 +109,21 @@ func (s *server) keep(img *image.NRGBA) {
 		defer s.mu.Unlock()
 		if s.keptGen == gen {
 			s.takeKept()
+			releaseMemory()
 		}
 	})
 }
 
 func newServer(b bound, logger hclog.Logger) *server {
-	return &server{desc: b.desc, trace: b.trace, logger: logger}
+	return &server{desc: b.desc, trace: b.trace, jobMemory: b.jobMemory, logger: logger}
 }
 
 // bound is an engine with its parameter struct type erased, as the server runs it.
 type bound struct {
 	desc  Descriptor
 	trace func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
+	// jobMemory is the engine's MemoryBounded.JobMemory, or nil.
+	jobMemory func(pixels int) int64
 }
 
 // bind erases e's parameter type; the error says why its description does not match
@@ -90,11 +144,15 @@ func bind[P any](e Engine[P]) (bound, error) {
 	if !same {
 		return bound{desc: desc}, fmt.Errorf("engine %q: Descriptor.Params is not sdk.Describe[%s]()", desc.Name, reflect.TypeFor[P]())
 	}
-	return bound{desc: desc, trace: func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error) {
+	b := bound{desc: desc, trace: func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error) {
 		var p P
 		s.fill(reflect.ValueOf(&p).Elem(), given)
 		return e.Trace(ctx, img, p)
-	}}, nil
+	}}
+	if m, ok := any(e).(MemoryBounded); ok {
+		b.jobMemory = m.JobMemory
+	}
+	return b, nil
 }
 
 // Describe returns the engine's description.
@@ -106,6 +164,7 @@ func (s *server) Describe(context.Context, *tracev1.DescribeRequest) (*tracev1.D
 func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.jobDone()
 	given := paramsFromProto(req.GetParams())
 	if problems := s.desc.CheckValues(given); len(problems) > 0 {
 		return &tracev1.TraceResponse{Failure: failureToProto(problemsError(s.desc.Name, problems))}, nil
@@ -127,7 +186,9 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
+	restore := s.boundMemory(img.Rect.Dx() * img.Rect.Dy())
 	out, err := s.trace(withLogger(ctx, s.logger), img, given)
+	restore()
 	traced := time.Now()
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
@@ -160,6 +221,7 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	defer s.jobDone()
 	s.takeKept()
 	start := time.Now()
 	img, err := decodeRequestImage(req.GetImage(), req.GetImageFile(), req.GetImageOffset(), req.GetImageLength(), int64(req.GetMaxPixels()))

@@ -13,9 +13,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
-	"github.com/tracecraft/tracecraft/host/internal/lanes"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
-	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
@@ -82,7 +80,8 @@ type timings struct {
 const SVGContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
 // vectorize handles POST /api/vectorize: authenticate, refuse at once when the lane is
-// full, read the upload with hard caps, validate everything, queue, trace, answer.
+// full, read the upload with hard caps, validate everything, then let tracing queue,
+// trace and count the request, and answer.
 func (s *Server) vectorize(c *gin.Context) {
 	start := time.Now()
 	ctx := c.Request.Context()
@@ -91,56 +90,38 @@ func (s *Server) vectorize(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", SVGContentSecurityPolicy)
-	lane, laneName, keyID, keyName := s.Public, "public", int64(0), ""
+	var caller tracing.Caller
 	if values, sent := c.Request.Header["X-Api-Key"]; sent {
 		key, err := s.Keys.Verify(ctx, strings.TrimSpace(values[0]))
 		if err != nil {
 			s.fail(c, err)
 			return
 		}
-		lane, laneName, keyID, keyName = s.Keyed, "keyed", key.ID, key.Name
+		caller = tracing.Caller{KeyID: key.ID, KeyName: key.Name}
 		c.Set(logKey, key.Name)
 	}
-	c.Set(logLane, laneName)
-	queueKey := keyName
+	req := s.Tracing.Begin(caller)
+	c.Set(logLane, req.Lane())
 
-	// rec records the outcome for the key's usage before the answer goes out, so a client
+	// A refusal is counted in the key's usage before the answer goes out, so a client
 	// that reads its usage right after an answer sees it counted.
-	var in, pixels int64
-	rec := func(status int, out int, engineTime time.Duration) error {
-		if keyID == 0 {
-			return nil
-		}
-		err := s.Store.RecordRequest(context.WithoutCancel(ctx), keyID, store.Request{
-			Status: status, InputBytes: in, OutputBytes: int64(out), Pixels: pixels,
-			EngineMillis: engineTime.Milliseconds(), At: s.now(),
-		})
-		if err != nil && s.Logger != nil {
-			s.Logger.Error("cannot record usage", "key", keyName, "error", err)
-		}
-		return err
-	}
 	fail := func(err error) {
 		s.fail(c, err)
-		rec(c.Writer.Status(), 0, 0)
+		req.Record(ctx, c.Writer.Status(), 0, 0)
 	}
 
-	if err := lane.Full(queueKey); err != nil {
-		fail(err)
-		return
-	}
 	reserve := maxBody(s.Limits.MaxBytes)
 	if c.Request.ContentLength > 0 && c.Request.ContentLength < reserve {
 		reserve = c.Request.ContentLength
 	}
-	if !s.Uploads.TryTake(reserve) {
-		fail(lanes.Full(laneName, 1, false))
+	if err := req.Admit(reserve); err != nil {
+		fail(err)
 		return
 	}
-	defer s.Uploads.Give(reserve)
+	defer req.Close()
 
 	up, err := readUpload(c.Writer, c.Request, s.Limits.MaxBytes, s.ImageFiles)
-	// The file goes back once the job is over: Do returns only after a started job's
+	// The file goes back once the job is over: Trace returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
 	defer s.ImageFiles.put(up.held)
@@ -148,28 +129,20 @@ func (s *Server) vectorize(c *gin.Context) {
 		fail(err)
 		return
 	}
-	in = int64(len(up.image))
+	req.Received(len(up.image))
 	job, err := s.validate(up)
 	if err != nil {
 		fail(err)
 		return
 	}
-	pixels = job.Info.Pixels()
 
-	var res tracing.Result
-	var jobErr error
-	queued, err := lane.Do(ctx, queueKey, func(jobCtx context.Context) {
-		res, jobErr = s.Tracing.Run(jobCtx, job)
-	})
-	c.Set(logQueue, ms(queued))
-	if err == nil {
-		err = jobErr
-	}
+	res, err := req.Trace(ctx, job)
+	c.Set(logQueue, ms(req.Queued()))
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client went away; nobody reads the answer, but the log and usage keep it.
 			c.Status(499)
-			rec(499, 0, 0)
+			req.Record(ctx, 499, 0, 0)
 			return
 		}
 		fail(err)
@@ -178,32 +151,60 @@ func (s *Server) vectorize(c *gin.Context) {
 	c.Set(logEngine, res.Engine)
 	c.Set(logTrace, ms(res.Trace))
 	total := time.Since(start)
-	if err := rec(http.StatusOK, len(res.SVG), res.Decode+res.Trace); err != nil {
-		// A keyed answer that cannot be counted is not given.
-		s.fail(c, fault.Wrap(err, fault.StoreUnavailable, "the usage database cannot be reached, so the request could not be counted; retry shortly"))
+	if err := req.Record(ctx, http.StatusOK, len(res.SVG), res.Decode+res.Trace); err != nil {
+		s.fail(c, err)
 		return
 	}
+	s.answer(c, traced{Result: res, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
+}
+
+// traced is a traced request, as the answer tells it.
+type traced struct {
+	tracing.Result
+	// OriginalSize is the uploaded image's size in bytes.
+	OriginalSize int
+	// Lane names the lane the job ran in.
+	Lane string
+	// Queued is the job's wait in the lane; Total the request's time up to the answer.
+	Queued, Total time.Duration
+}
+
+// answer writes a traced request's answer in the form the client asked for: the bare
+// SVG, or JSON with the SVG and what made it.
+func (s *Server) answer(c *gin.Context, t traced) {
 	if wantsSVG(c.Request) {
-		h.Set("X-Tracecraft-Engine", res.Engine)
-		h.Set("X-Tracecraft-Engine-Version", res.EngineVersion)
-		h.Set("X-Tracecraft-Preset", res.Preset)
-		h.Set("X-Tracecraft-Original-Size", strconv.Itoa(len(up.image)))
-		c.Data(http.StatusOK, "image/svg+xml", res.SVG)
+		s.answerSVG(c, t)
 		return
 	}
-	resolved := map[string]any{"engine": res.Engine, res.Engine: res.Params}
-	if res.Preset != "" {
-		resolved["preset"] = res.Preset
+	s.answerJSON(c, t)
+}
+
+// answerSVG writes the bare SVG, with what made it in X-Tracecraft headers.
+func (s *Server) answerSVG(c *gin.Context, t traced) {
+	h := c.Writer.Header()
+	h.Set("X-Tracecraft-Engine", t.Engine)
+	h.Set("X-Tracecraft-Engine-Version", t.EngineVersion)
+	h.Set("X-Tracecraft-Preset", t.Preset)
+	h.Set("X-Tracecraft-Original-Size", strconv.Itoa(t.OriginalSize))
+	c.Data(http.StatusOK, "image/svg+xml", t.SVG)
+}
+
+// answerJSON writes the JSON answer, streaming the SVG into it.
+func (s *Server) answerJSON(c *gin.Context, t traced) {
+	resolved := map[string]any{"engine": t.Engine, t.Engine: t.Params}
+	if t.Preset != "" {
+		resolved["preset"] = t.Preset
 	}
 	answer := vectorizeResponse{
-		Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(res.SVG),
-		Preset: res.Preset, Width: res.Width, Height: res.Height, Settings: resolved, Lane: laneName, EngineVersion: res.EngineVersion,
-		TravelLength: travelLength(res.SVG),
-		Timings:      timings{QueueMs: ms(queued), AnalyzeMs: ms(res.Analyze), DecodeMs: ms(res.Decode), TraceMs: ms(res.Trace), TotalMs: ms(total)},
+		Engine: t.Engine, OriginalSize: t.OriginalSize, SVGSize: len(t.SVG),
+		Preset: t.Preset, Width: t.Width, Height: t.Height, Settings: resolved, Lane: t.Lane, EngineVersion: t.EngineVersion,
+		TravelLength: travelLength(t.SVG),
+		Timings:      timings{QueueMs: ms(t.Queued), AnalyzeMs: ms(t.Analyze), DecodeMs: ms(t.Decode), TraceMs: ms(t.Trace), TotalMs: ms(t.Total)},
 	}
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
+	h := c.Writer.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	err = writeWithSVG(c.Writer, answer, res.SVG, func(n int64) {
+	err := writeWithSVG(c.Writer, answer, t.SVG, func(n int64) {
 		h.Set("Content-Length", strconv.FormatInt(n, 10))
 		c.Writer.WriteHeader(http.StatusOK)
 	})

@@ -6,10 +6,13 @@ package quantize
 
 import (
 	"context"
+	"encoding/binary"
 	"image"
 	"image/color"
 	"math"
 	"sort"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Transparent is the palette index of a pixel whose alpha is below one half.
@@ -73,7 +76,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	res.FlatFraction = float64(flat) / float64(opaque)
 	if res.FlatFraction < minFlatFraction {
 		// Texture everywhere (a photograph): every pixel counts alike.
-		if err := buildPalette(ctx, img, res, nil, 1, maxColors); err != nil {
+		if err := buildPalette(ctx, img, res, nil, true, maxColors); err != nil {
 			return nil, err
 		}
 		if err := reassignEdges(ctx, img, res, nil); err != nil {
@@ -84,7 +87,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	// Flat colours first: the palette of the flat pixels alone, then every edge pixel
 	// that is a blend of nearby flat colours is settled. Edge pixels that are no
 	// blend (thin lines, small text) join the histogram for the final palette.
-	if err := buildPalette(ctx, img, res, nil, 0, maxColors); err != nil {
+	if err := buildPalette(ctx, img, res, nil, false, maxColors); err != nil {
 		return nil, err
 	}
 	blended, err := assignBlends(ctx, pm, res)
@@ -99,7 +102,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	}
 	// When nearly every edge pixel is a blend, the flat palette is the palette.
 	if float64(unexplainedPixels) > maxUnexplained*float64(opaque) {
-		if err := buildPalette(ctx, img, res, blended, 0, maxColors); err != nil {
+		if err := buildPalette(ctx, img, res, blended, false, maxColors); err != nil {
 			return nil, err
 		}
 		if blended, err = assignBlends(ctx, pm, res); err != nil {
@@ -111,7 +114,9 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 			res.Index[i] = k
 		}
 	}
-	res.Palette = paletteMeans(img, res)
+	if res.Palette, err = paletteMeans(ctx, img, res); err != nil {
+		return nil, err
+	}
 	if err := reassignEdges(ctx, img, res, blended); err != nil {
 		return nil, err
 	}
@@ -119,9 +124,9 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 }
 
 // buildPalette sets res's palette to at most maxColors colours of the pixels histogram
-// counts (with blended and edgeWeight) and assigns every pixel to it.
-func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, edgeWeight float64, maxColors int) error {
-	bins, err := histogram(ctx, img, res.Flat, blended, edgeWeight)
+// counts (with blended and countEdges) and assigns every pixel to it.
+func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, countEdges bool, maxColors int) error {
+	bins, err := histogram(ctx, img, res.Flat, blended, countEdges)
 	if err != nil {
 		return err
 	}
@@ -129,8 +134,8 @@ func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []
 	if err := assign(ctx, img, res); err != nil {
 		return err
 	}
-	res.Palette = paletteMeans(img, res)
-	return nil
+	res.Palette, err = paletteMeans(ctx, img, res)
+	return err
 }
 
 // reassignEdges gives the edge pixels that are no blend of flat colours (all edge pixels
@@ -139,55 +144,72 @@ func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []
 // may no longer be near it: a light fringe along a boundary that joined a cluster of
 // brown and fringe colours would be painted brown.
 func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) error {
-	w, h := res.Width, res.Height
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	w := res.Width
+	return parallel.For(ctx, res.Height, rowGrain(w), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				if res.Flat[i] == 1 || res.Index[i] == Transparent || blended != nil && blended[i] >= 0 {
+					continue
+				}
+				res.Index[i] = int16(Nearest(res.Lab, ToLab(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])))
 			}
 		}
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			if res.Flat[i] == 1 || res.Index[i] == Transparent || blended != nil && blended[i] >= 0 {
-				continue
-			}
-			res.Index[i] = int16(Nearest(res.Lab, ToLab(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])))
-		}
-	}
-	return nil
+	})
 }
 
+// rowGrain is the fewest rows of width w worth handing to a goroutine of their own.
+func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
+
 // premultiply returns img's pixels premultiplied by alpha, 4 bytes a pixel, rows packed.
+// An opaque image with packed rows is its own premultiplied form and is returned as it is
+// (a photograph saves 4 bytes a pixel); the result must not be changed.
 func premultiply(ctx context.Context, img *image.NRGBA) ([]uint8, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
+	if img.Stride == 4*w && img.Rect.Min == (image.Point{}) && opaque(img.Pix[:4*w*h]) {
+		return img.Pix[:4*w*h], nil
+	}
 	out := make([]uint8, 4*w*h)
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			src := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			dst := out[4*w*y : 4*w*(y+1)]
+			for i := 0; i < len(src); i += 4 {
+				a := uint32(src[i+3])
+				if a == 255 {
+					dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i], src[i+1], src[i+2], 255
+					continue
+				}
+				dst[i] = uint8((uint32(src[i])*a + 127) / 255)
+				dst[i+1] = uint8((uint32(src[i+1])*a + 127) / 255)
+				dst[i+2] = uint8((uint32(src[i+2])*a + 127) / 255)
+				dst[i+3] = uint8(a)
 			}
 		}
-		src := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		dst := out[4*w*y : 4*w*(y+1)]
-		for i := 0; i < len(src); i += 4 {
-			a := uint32(src[i+3])
-			if a == 255 {
-				dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i], src[i+1], src[i+2], 255
-				continue
-			}
-			dst[i] = uint8((uint32(src[i])*a + 127) / 255)
-			dst[i+1] = uint8((uint32(src[i+1])*a + 127) / 255)
-			dst[i+2] = uint8((uint32(src[i+2])*a + 127) / 255)
-			dst[i+3] = uint8(a)
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// opaque reports whether every pixel of pix (4 bytes each, alpha last) is opaque.
+func opaque(pix []uint8) bool {
+	for i := 3; i < len(pix); i += 4 {
+		if pix[i] != 255 {
+			return false
+		}
+	}
+	return true
 }
 
 // differ reports whether two premultiplied pixels differ by more than flatTolerance in
 // some channel.
 func differ(a, b []uint8) bool {
+	if binary.LittleEndian.Uint32(a) == binary.LittleEndian.Uint32(b) {
+		return false // the common case inside flat areas
+	}
 	for c := 0; c < 4; c++ {
 		d := int(a[c]) - int(b[c])
 		if d > flatTolerance || d < -flatTolerance {
@@ -200,27 +222,23 @@ func differ(a, b []uint8) bool {
 // markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
 // and returns the counts of opaque and flat pixels. pm is the premultiplied image.
 func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, nflat int, err error) {
-	for i := range flat {
-		if pm[4*i+3] >= 128 {
-			flat[i] = 1
-		}
-	}
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, 0, err
+	err = parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				p := pm[4*i : 4*i+4]
+				f := uint8(0)
+				if p[3] >= 128 &&
+					(x == 0 || !differ(p, pm[4*i-4:4*i])) && (x+1 == w || !differ(p, pm[4*i+4:4*i+8])) &&
+					(y == 0 || !differ(p, pm[4*(i-w):4*(i-w)+4])) && (y+1 == h || !differ(p, pm[4*(i+w):4*(i+w)+4])) {
+					f = 1
+				}
+				flat[i] = f
 			}
 		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			p := pm[4*i : 4*i+4]
-			if x+1 < w && differ(p, pm[4*i+4:4*i+8]) {
-				flat[i], flat[i+1] = 0, 0
-			}
-			if y+1 < h && differ(p, pm[4*(i+w):4*(i+w)+4]) {
-				flat[i], flat[i+w] = 0, 0
-			}
-		}
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	for i := range flat {
 		if pm[4*i+3] >= 128 {
@@ -238,52 +256,56 @@ type bin struct {
 	sum    [4]float64 // weighted channel sums, for the mean colour
 }
 
-// histogram counts the opaque pixels of img into bins. Flat pixels weigh 1, edge pixels
-// edgeWeight, except that edge pixels whose blended entry is a palette index (they are
-// blends of flat colours) are left out and those marked unexplained weigh 1.
-func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, edgeWeight float64) ([]bin, error) {
+// histogram counts the opaque pixels of img into bins. Flat pixels count, edge pixels
+// only with countEdges, except that edge pixels whose blended entry is a palette index
+// (they are blends of flat colours) are left out and those marked unexplained count.
+// Every pixel weighs one, so the sums are kept in integers and are exact.
+func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, countEdges bool) ([]bin, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	slot := make([]int32, 1<<17)
 	for i := range slot {
 		slot[i] = -1
 	}
-	var bins []bin
+	var sums [][5]uint64 // per bin: R, G, B, A sums, pixel count
 	for y := 0; y < h; y++ {
 		if y%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		fl := flat[y*w : (y+1)*w]
+		for x := range fl {
+			p := row[4*x : 4*x+4]
+			r, g, b, a := p[0], p[1], p[2], p[3]
 			if a < 128 {
 				continue
 			}
-			wt := edgeWeight
-			if flat[y*w+x] == 1 || blended != nil && blended[y*w+x] == unexplained {
-				wt = 1
-			}
-			if wt == 0 {
+			if !countEdges && fl[x] != 1 && (blended == nil || blended[y*w+x] != unexplained) {
 				continue
 			}
 			key := int(r>>3)<<12 | int(g>>3)<<7 | int(b>>3)<<2 | int(a-128)>>5
 			s := slot[key]
 			if s < 0 {
-				s = int32(len(bins))
+				s = int32(len(sums))
 				slot[key] = s
-				bins = append(bins, bin{})
+				sums = append(sums, [5]uint64{})
 			}
-			bn := &bins[s]
-			bn.weight += wt
-			bn.sum[0] += wt * float64(r)
-			bn.sum[1] += wt * float64(g)
-			bn.sum[2] += wt * float64(b)
-			bn.sum[3] += wt * float64(a)
+			sm := &sums[s]
+			sm[0] += uint64(r)
+			sm[1] += uint64(g)
+			sm[2] += uint64(b)
+			sm[3] += uint64(a)
+			sm[4]++
 		}
 	}
-	for i := range bins {
+	bins := make([]bin, len(sums))
+	for i, sm := range sums {
 		bn := &bins[i]
+		bn.weight = float64(sm[4])
+		for c := range 4 {
+			bn.sum[c] = float64(sm[c])
+		}
 		bn.lab = ToLabF(bn.sum[0]/bn.weight, bn.sum[1]/bn.weight, bn.sum[2]/bn.weight, bn.sum[3]/bn.weight/255)
 	}
 	return bins, nil
@@ -463,53 +485,82 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 		idx int16
 		ok  bool
 	}
-	cache := make([]entry, 1<<cacheBits)
 	w, h := res.Width, res.Height
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	grain := rowGrain(w)
+	caches := make([][]entry, parallel.Workers(h, grain))
+	return parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		cache := caches[worker]
+		if cache == nil {
+			cache = make([]entry, 1<<cacheBits)
+			caches[worker] = cache
+		}
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
+				if a < 128 {
+					res.Index[y*w+x] = Transparent
+					continue
+				}
+				key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
+				e := &cache[(key*2654435761)>>(32-cacheBits)]
+				if !e.ok || e.key != key {
+					*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+				}
+				res.Index[y*w+x] = e.idx
 			}
 		}
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
-			if a < 128 {
-				res.Index[y*w+x] = Transparent
-				continue
-			}
-			key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
-			e := &cache[(key*2654435761)>>(32-cacheBits)]
-			if !e.ok || e.key != key {
-				*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
-			}
-			res.Index[y*w+x] = e.idx
-		}
-	}
-	return nil
+	})
 }
 
 // paletteMeans returns each entry's mean colour over its flat pixels, or over all its
 // pixels when it has no flat ones, and updates res.Lab to match.
-func paletteMeans(img *image.NRGBA, res *Result) []color.NRGBA {
+func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.NRGBA, error) {
 	n := len(res.Lab)
-	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
 	w := res.Width
-	for y := 0; y < res.Height; y++ {
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			k := res.Index[y*w+x]
-			if k < 0 {
-				continue
+	grain := rowGrain(w)
+	// Integer sums per worker, added up after: exact, so the same in any order.
+	workers := parallel.Workers(res.Height, grain)
+	flatSums, allSums := make([][][5]uint64, workers), make([][][5]uint64, workers)
+	for k := range workers {
+		flatSums[k], allSums[k] = make([][5]uint64, n), make([][5]uint64, n)
+	}
+	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
+		flatSum, allSum := flatSums[worker], allSums[worker]
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
+			for x, k := range index {
+				if k < 0 {
+					continue
+				}
+				s := &allSum[k]
+				if flat[x] == 1 {
+					s = &flatSum[k]
+				}
+				p := row[4*x : 4*x+4]
+				s[0] += uint64(p[0])
+				s[1] += uint64(p[1])
+				s[2] += uint64(p[2])
+				s[3] += uint64(p[3])
+				s[4]++
 			}
-			s := &allSum[k]
-			if res.Flat[y*w+x] == 1 {
-				s = &flatSum[k]
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
+	for k := range n {
+		var fs, as [5]uint64
+		for wk := range workers {
+			for c := range 5 {
+				fs[c] += flatSums[wk][k][c]
+				as[c] += allSums[wk][k][c]
 			}
-			for c := 0; c < 4; c++ {
-				s[c] += float64(row[4*x+c])
-			}
-			s[4]++
+		}
+		for c := range 5 {
+			flatSum[k][c], allSum[k][c] = float64(fs[c]), float64(as[c])
 		}
 	}
 	pal := make([]color.NRGBA, n)
@@ -526,7 +577,7 @@ func paletteMeans(img *image.NRGBA, res *Result) []color.NRGBA {
 		pal[k] = color.NRGBA{u(s[0]), u(s[1]), u(s[2]), u(s[3])}
 		res.Lab[k] = ToLab(pal[k].R, pal[k].G, pal[k].B, pal[k].A)
 	}
-	return pal
+	return pal, nil
 }
 
 // labToNRGBA converts back from Oklab, for palette entries no pixel uses.

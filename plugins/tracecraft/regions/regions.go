@@ -102,20 +102,28 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 				return nil, 0, err
 			}
 		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			k := key[i]
-			left := x > 0 && key[i-1] == k
-			up := y > 0 && key[i-w] == k
+		row, lab := key[y*w:(y+1)*w], labels[y*w:(y+1)*w]
+		var up []int16
+		var labUp []int32
+		if y > 0 {
+			up, labUp = key[(y-1)*w:y*w], labels[(y-1)*w:y*w]
+		}
+		for x, k := range row {
+			left := x > 0 && row[x-1] == k
+			upSame := up != nil && up[x] == k
 			switch {
-			case left && up:
-				labels[i] = label.Union(parent, labels[i-1], labels[i-w])
+			case left && upSame:
+				if a, b := lab[x-1], labUp[x]; a == b {
+					lab[x] = a // already one set: Union would only return its root
+				} else {
+					lab[x] = label.Union(parent, a, b)
+				}
 			case left:
-				labels[i] = labels[i-1]
-			case up:
-				labels[i] = labels[i-w]
+				lab[x] = lab[x-1]
+			case upSame:
+				lab[x] = labUp[x]
 			default:
-				labels[i] = int32(len(parent))
+				lab[x] = int32(len(parent))
 				parent = append(parent, int32(len(parent)))
 			}
 		}
@@ -187,18 +195,60 @@ type queued struct {
 	id   int32
 }
 
-// sizeQueue is a min-heap of regions by size, then index.
+// sizeQueue is a min-heap of regions by size, then index, typed so that pushing and
+// popping allocate nothing (container/heap boxes every item). Items are distinct, and
+// their order is total, so every correct heap pops them in the same order.
 type sizeQueue struct{ items []queued }
 
 func (q *sizeQueue) Len() int { return len(q.items) }
-func (q *sizeQueue) Less(i, j int) bool {
+
+func (q *sizeQueue) less(i, j int) bool {
 	a, b := q.items[i], q.items[j]
 	return a.size < b.size || a.size == b.size && a.id < b.id
 }
-func (q *sizeQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *sizeQueue) Push(x any)    { q.items = append(q.items, x.(queued)) }
-func (q *sizeQueue) Pop() any {
-	it := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
+
+// init orders the items into a heap.
+func (q *sizeQueue) init() {
+	for i := len(q.items)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+func (q *sizeQueue) push(it queued) {
+	q.items = append(q.items, it)
+	for j := len(q.items) - 1; j > 0; {
+		i := (j - 1) / 2
+		if !q.less(j, i) {
+			break
+		}
+		q.items[i], q.items[j] = q.items[j], q.items[i]
+		j = i
+	}
+}
+
+func (q *sizeQueue) pop() queued {
+	it := q.items[0]
+	n := len(q.items) - 1
+	q.items[0] = q.items[n]
+	q.items = q.items[:n]
+	q.down(0)
 	return it
+}
+
+func (q *sizeQueue) down(i int) {
+	n := len(q.items)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if j+1 < n && q.less(j+1, j) {
+			j++
+		}
+		if !q.less(j, i) {
+			return
+		}
+		q.items[i], q.items[j] = q.items[j], q.items[i]
+		i = j
+	}
 }
