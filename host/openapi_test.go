@@ -116,7 +116,13 @@ func TestTheOpenAPIDocumentIsValidAndDescribesEveryServedRoute(t *testing.T) {
 	for _, rt := range routes {
 		path := oasPath(rt.Path)
 		served[rt.Method+" "+path] = true
-		if s.operation(rt.Method, path) == nil {
+		if api.IsAsset(path) {
+			// The page's assets change names every build: a client generator would make
+			// methods of them whose names change too.
+			if s.operation(rt.Method, path) != nil {
+				t.Errorf("%s %s, an asset of the page, is in the document", rt.Method, path)
+			}
+		} else if s.operation(rt.Method, path) == nil {
 			t.Errorf("%s %s is served but not described in the document", rt.Method, path)
 		}
 		// The route list is the real host's: each route answers there, not with 404 or 405.
