@@ -172,6 +172,7 @@ export function defaultOf(d: Descriptor): string {
 `
 
 func TestGeneratedClientsWork(t *testing.T) {
+	t.Parallel()
 	codegen := clientTool(t, "oapi-codegen")
 	tsgen := clientTool(t, "node/node_modules/.bin/openapi-typescript")
 	tsc := clientTool(t, "node/node_modules/.bin/tsc")

@@ -83,6 +83,7 @@ func bundledPlugins(t testing.TB, names ...string) string {
 // are sent with zstd or gzip, as the client's Accept-Encoding asks, and decode to the
 // answer a client without it gets; small error bodies are sent as they are.
 func TestAnswersAreCompressedWhenTheClientAcceptsIt(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, bundledPlugins(t, "vtracer"), "", "--workers", "1")
 	img := noisePNG(t, 96, 96)
 	svgSettings := `{"engine":"vtracer"}`
@@ -164,6 +165,7 @@ func TestAnswersAreCompressedWhenTheClientAcceptsIt(t *testing.T) {
 // and headers the API takes, answers name the origin and expose the service's headers.
 // Other origins get no permission; without the flag no origin does.
 func TestCORSOriginsFlag(t *testing.T) {
+	// Not parallel: it sets TRACECRAFT_CORS_ORIGINS for the hosts it starts (t.Setenv).
 	plugins := newPlugins(t, "testengine")
 	const app = "https://app.example.com"
 	preflight := func(h *host, origin string) reply {

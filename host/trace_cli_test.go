@@ -78,6 +78,7 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 var logLine = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\dT.*\[(TRACE|DEBUG|INFO|WARN|ERROR)\]`)
 
 func TestTraceCommandStdinAutoUnknownEngineAndTimeout(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine", "other")
 	img := testbin.SolidPNG(t, 6, 6, color.NRGBA{200, 30, 30, 255})
 
@@ -110,6 +111,7 @@ func TestTraceCommandStdinAutoUnknownEngineAndTimeout(t *testing.T) {
 }
 
 func TestTraceCommandTracesAFolderInParallel(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	tmp := t.TempDir()
 	in := filepath.Join(tmp, "in")

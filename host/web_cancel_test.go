@@ -37,6 +37,7 @@ var elapsedStatus = regexp.MustCompile(`^Tracing (\S+)… (\d+\.\d) s$`)
 // result within its own trace time plus 0.5 s and the photo's answer never shows; the
 // status counts the elapsed time while tracing; Cancel abandons the trace in flight.
 func TestWebPageAbortsAStaleTraceAndCancels(t *testing.T) {
+	// Not parallel: it compares two timings, which other tests' load would blur.
 	browser := chromium(t)
 	plugins := t.TempDir()
 	for _, e := range []string{"tracecraft", "vtracer", "potrace"} {
