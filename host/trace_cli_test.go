@@ -175,7 +175,16 @@ func TestTraceCommandTracesAFolderInParallel(t *testing.T) {
 	twin := filepath.Join(tmp, "twin")
 	_ = os.MkdirAll(twin, 0o755)
 	_ = os.WriteFile(filepath.Join(twin, "a.png"), testbin.SolidPNG(t, 3, 3, color.NRGBA{0, 0, 0, 255}), 0o644)
-	if _, errOut, code := traceCmd(t, nil, false, "--plugins-dir", dir, "-o", filepath.Join(tmp, "out3"), in, filepath.Join(twin, "a.png")); code != 1 || !strings.Contains(errOut, "same SVG") {
+	if _, errOut, code := traceCmd(t, nil, false, "--plugins-dir", dir, "-o", filepath.Join(tmp, "out3"), in, filepath.Join(twin, "a.png")); code != 1 || !strings.Contains(errOut, "same file") {
 		t.Errorf("two a.png: exit %d, stderr %q", code, errOut)
+	}
+
+	// In a folder each file ends with the settings' output.format, and holds that format.
+	pdfs := filepath.Join(tmp, "out4")
+	if _, errOut, code := traceCmd(t, nil, false, "--plugins-dir", dir, "--settings", `{"engine":"testengine","output":{"format":"pdf"}}`, "-o", pdfs, twin); code != 0 {
+		t.Fatalf("a folder as PDF: exit %d, stderr %q", code, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(pdfs, "a.pdf")); err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
+		t.Errorf("a folder as PDF: a.pdf is not a PDF (%v): %.20q", err, b)
 	}
 }
