@@ -167,18 +167,18 @@ func (m *Main) Open(ctx context.Context) error {
 	m.keyed = lanes.New(lanes.Config{Name: "keyed", Workers: cfg.workers, Capacity: cfg.queue, PerKey: (cfg.queue + 1) / 2})
 	mets.WatchLanes(m.public, m.keyed)
 	mets.WatchEngines(m.engines.Statuses)
+	httpLog := m.logger.Named("http")
 	m.api = &api.Server{
-		Tracing: &tracing.Service{Engines: m.engines, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout},
-		Public:  m.public, Keyed: m.keyed,
-		Keys:    &auth.Keys{Store: st},
-		Store:   st,
-		Limits:  imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
-		Uploads: api.NewBudget(cfg.uploadMemory),
+		Tracing: &tracing.Service{Engines: m.engines, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout,
+			Public: m.public, Keyed: m.keyed, Uploads: tracing.NewBudget(cfg.uploadMemory), Usage: st, Logger: httpLog},
+		Keys:   &auth.Keys{Store: st},
+		Store:  st,
+		Limits: imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
 		// As many idle files as jobs run at once in both lanes: the steady state reuses
 		// them, a burst makes more and closes them when done.
 		ImageFiles: api.NewImageFiles(cfg.maxUpload, 2*cfg.workers),
 		Build:      buildVersion(),
-		Logger:     m.logger.Named("http"),
+		Logger:     httpLog,
 		Metrics:    mets,
 	}
 	// Closed in reverse: the lanes finish their jobs before the image files go.

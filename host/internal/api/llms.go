@@ -73,7 +73,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("## Limits")
 	p("- image: at most %s MB and %d megapixels (checked from the header before decoding).", maxMB, s.Limits.MaxPixels/1_000_000)
 	p("- queue: lane public %d workers, %d waiting; lane keyed %d workers, %d waiting, shared fairly between keys. A full queue answers 429 with Retry-After in seconds.",
-		s.Public.Stats().Workers, s.Public.Stats().Capacity, s.Keyed.Stats().Workers, s.Keyed.Stats().Capacity)
+		s.Tracing.Public.Stats().Workers, s.Tracing.Public.Stats().Capacity, s.Tracing.Keyed.Stats().Workers, s.Tracing.Keyed.Stats().Capacity)
 	p("- job time: %s; a job that runs longer is stopped and answered 503 job_timeout.", s.Tracing.JobTimeout)
 	p("")
 	p("## Errors")

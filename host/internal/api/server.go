@@ -20,7 +20,6 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/auth"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
-	"github.com/tracecraft/tracecraft/host/internal/lanes"
 	"github.com/tracecraft/tracecraft/host/internal/metrics"
 	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
@@ -32,17 +31,13 @@ const APIVersion = "1"
 
 // Server holds what the handlers need.
 type Server struct {
-	// Tracing runs jobs.
+	// Tracing takes a request through its steps: lane, upload budget, engine, usage.
 	Tracing *tracing.Service
-	// Public and Keyed are the lanes for requests without and with an API key.
-	Public, Keyed *lanes.Lane
-	// Keys verifies API keys; Store records their usage.
+	// Keys verifies API keys; Store holds their usage, for /api/usage.
 	Keys  *auth.Keys
 	Store store.Store
 	// Limits bound uploads; zero fields mean imagecheck's defaults.
 	Limits imagecheck.Limits
-	// Uploads bounds the memory held by uploads being received or waiting.
-	Uploads *Budget
 	// ImageFiles holds the files uploaded images are read into; nil reads them into
 	// memory, to be copied to the engine process.
 	ImageFiles *ImageFiles
@@ -52,7 +47,7 @@ type Server struct {
 	Logger hclog.Logger
 	// Metrics counts requests and serves /metrics; nil keeps no metrics.
 	Metrics *metrics.Metrics
-	// Now returns the time; nil means time.Now.
+	// Now returns the time, for /api/usage's default dates; nil means time.Now.
 	Now func() time.Time
 
 	// pages are the URL paths of the web page, set when the handler is built.

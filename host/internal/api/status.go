@@ -73,7 +73,7 @@ func (s *Server) health(c *gin.Context) {
 	if body.Store.Status != "ok" {
 		body.Status = "degraded"
 	}
-	for _, l := range []*lanes.Lane{s.Public, s.Keyed} {
+	for _, l := range []*lanes.Lane{s.Tracing.Public, s.Tracing.Keyed} {
 		st := l.Stats()
 		body.Lanes = append(body.Lanes, st)
 		body.Workers += st.Workers

@@ -18,42 +18,6 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
-// Budget bounds the bytes of uploads the host holds at once, received or being received,
-// so that many large uploads arriving together cannot exhaust its memory: a request
-// that does not fit is answered 429 before its body is read.
-type Budget struct {
-	mu    sync.Mutex
-	limit int64
-	used  int64
-}
-
-// NewBudget returns a budget of limit bytes.
-func NewBudget(limit int64) *Budget { return &Budget{limit: limit} }
-
-// TryTake reserves n bytes if they fit.
-func (b *Budget) TryTake(n int64) bool {
-	if b == nil {
-		return true
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.used+n > b.limit && b.used > 0 {
-		return false
-	}
-	b.used += n
-	return true
-}
-
-// Give returns n bytes.
-func (b *Budget) Give(n int64) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	b.used -= n
-	b.mu.Unlock()
-}
-
 // multipartSlack is what a multipart body may carry beyond the image and the settings:
 // boundaries, part headers, small extra fields.
 const multipartSlack = 1 << 20

@@ -13,10 +13,8 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
-	"github.com/tracecraft/tracecraft/host/internal/lanes"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
-	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
@@ -86,7 +84,8 @@ type timings struct {
 const SVGContentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
 
 // vectorize handles POST /api/vectorize: authenticate, refuse at once when the lane is
-// full, read the upload with hard caps, validate everything, queue, trace, answer.
+// full, read the upload with hard caps, validate everything, then let tracing queue,
+// trace and count the request, and answer.
 func (s *Server) vectorize(c *gin.Context) {
 	start := time.Now()
 	ctx := c.Request.Context()
@@ -95,56 +94,38 @@ func (s *Server) vectorize(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", SVGContentSecurityPolicy)
-	lane, laneName, keyID, keyName := s.Public, "public", int64(0), ""
+	var caller tracing.Caller
 	if values, sent := c.Request.Header["X-Api-Key"]; sent {
 		key, err := s.Keys.Verify(ctx, strings.TrimSpace(values[0]))
 		if err != nil {
 			s.fail(c, err)
 			return
 		}
-		lane, laneName, keyID, keyName = s.Keyed, "keyed", key.ID, key.Name
+		caller = tracing.Caller{KeyID: key.ID, KeyName: key.Name}
 		c.Set(logKey, key.Name)
 	}
-	c.Set(logLane, laneName)
-	queueKey := keyName
+	req := s.Tracing.Begin(caller)
+	c.Set(logLane, req.Lane())
 
-	// rec records the outcome for the key's usage before the answer goes out, so a client
+	// A refusal is counted in the key's usage before the answer goes out, so a client
 	// that reads its usage right after an answer sees it counted.
-	var in, pixels int64
-	rec := func(status int, out int, engineTime time.Duration) error {
-		if keyID == 0 {
-			return nil
-		}
-		err := s.Store.RecordRequest(context.WithoutCancel(ctx), keyID, store.Request{
-			Status: status, InputBytes: in, OutputBytes: int64(out), Pixels: pixels,
-			EngineMillis: engineTime.Milliseconds(), At: s.now(),
-		})
-		if err != nil && s.Logger != nil {
-			s.Logger.Error("cannot record usage", "key", keyName, "error", err)
-		}
-		return err
-	}
 	fail := func(err error) {
 		s.fail(c, err)
-		rec(c.Writer.Status(), 0, 0)
+		req.Record(ctx, c.Writer.Status(), 0, 0)
 	}
 
-	if err := lane.Full(queueKey); err != nil {
-		fail(err)
-		return
-	}
 	reserve := maxBody(s.Limits.MaxBytes)
 	if c.Request.ContentLength > 0 && c.Request.ContentLength < reserve {
 		reserve = c.Request.ContentLength
 	}
-	if !s.Uploads.TryTake(reserve) {
-		fail(lanes.Full(laneName, 1, false))
+	if err := req.Admit(reserve); err != nil {
+		fail(err)
 		return
 	}
-	defer s.Uploads.Give(reserve)
+	defer req.Close()
 
 	up, err := readUpload(c.Writer, c.Request, s.Limits.MaxBytes, s.ImageFiles)
-	// The file goes back once the job is over: Do returns only after a started job's
+	// The file goes back once the job is over: Trace returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
 	defer s.ImageFiles.put(up.held)
@@ -152,38 +133,32 @@ func (s *Server) vectorize(c *gin.Context) {
 		fail(err)
 		return
 	}
-	in = int64(len(up.image))
+	req.Received(len(up.image))
 	job, err := s.validate(up)
 	if err != nil {
 		fail(err)
 		return
 	}
-	pixels = job.Info.Pixels()
 	ans, err := plan(c.Request, job)
 	if err != nil {
 		fail(err)
 		return
 	}
-
-	var res tracing.Result
+	// The conversion into the output format is part of the job: in its worker, under its
+	// time limit.
 	var file output.File
-	var jobErr error
-	queued, err := lane.Do(ctx, queueKey, func(jobCtx context.Context) {
-		res, jobErr = s.Tracing.Run(jobCtx, job)
-		if jobErr == nil {
-			// The conversion is part of the job: in its worker, under its time limit.
-			file, jobErr = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size)
-		}
-	})
-	c.Set(logQueue, ms(queued))
-	if err == nil {
-		err = jobErr
+	job.Finish = func(ctx context.Context, res tracing.Result) (err error) {
+		file, err = output.Convert(ctx, res.SVG, ans.Format, job.Settings.Output.Size)
+		return err
 	}
+
+	res, err := req.Trace(ctx, job)
+	c.Set(logQueue, ms(req.Queued()))
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 			// The client went away; nobody reads the answer, but the log and usage keep it.
 			c.Status(499)
-			rec(499, 0, 0)
+			req.Record(ctx, 499, 0, 0)
 			return
 		}
 		fail(err)
@@ -192,29 +167,55 @@ func (s *Server) vectorize(c *gin.Context) {
 	c.Set(logEngine, res.Engine)
 	c.Set(logTrace, ms(res.Trace))
 	total := time.Since(start)
-	if err := rec(http.StatusOK, len(file.Data), res.Decode+res.Trace); err != nil {
-		// A keyed answer that cannot be counted is not given.
-		s.fail(c, fault.Wrap(err, fault.StoreUnavailable, "the usage database cannot be reached, so the request could not be counted; retry shortly"))
+	if err := req.Record(ctx, http.StatusOK, len(file.Data), res.Decode+res.Trace); err != nil {
+		s.fail(c, err)
 		return
 	}
-	if ans.Bare {
-		writeBare(c, ans, file, res, len(up.image))
+	s.answer(c, traced{Result: res, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total, Answer: ans, File: file})
+}
+
+// traced is a traced request, as the answer tells it.
+type traced struct {
+	tracing.Result
+	// OriginalSize is the uploaded image's size in bytes.
+	OriginalSize int
+	// Lane names the lane the job ran in.
+	Lane string
+	// Queued is the job's wait in the lane; Total the request's time up to the answer.
+	Queued, Total time.Duration
+	// Answer is the form negotiated (JSON or a bare file, and the format); File the
+	// converted file, whose SVG field is the SVG the answer carries.
+	Answer output.Answer
+	File   output.File
+}
+
+// answer writes a traced request's answer in the form the client asked for (see plan):
+// the bare file, or JSON with the SVG, the file and what made them.
+func (s *Server) answer(c *gin.Context, t traced) {
+	if t.Answer.Bare {
+		writeBare(c, t.Answer, t.File, t.Result, t.OriginalSize)
 		return
 	}
-	resolved := map[string]any{"engine": res.Engine, res.Engine: res.Params}
-	if res.Preset != "" {
-		resolved["preset"] = res.Preset
+	s.answerJSON(c, t)
+}
+
+// answerJSON writes the JSON answer, streaming the SVG into it.
+func (s *Server) answerJSON(c *gin.Context, t traced) {
+	resolved := map[string]any{"engine": t.Engine, t.Engine: t.Params}
+	if t.Preset != "" {
+		resolved["preset"] = t.Preset
 	}
 	answer := vectorizeResponse{
-		Engine: res.Engine, OriginalSize: len(up.image), SVGSize: len(file.SVG),
-		Preset: res.Preset, Width: res.Width, Height: res.Height, Settings: resolved, Lane: laneName, EngineVersion: res.EngineVersion,
-		TravelLength: travelLength(res.SVG),
-		Timings:      timings{QueueMs: ms(queued), AnalyzeMs: ms(res.Analyze), DecodeMs: ms(res.Decode), TraceMs: ms(res.Trace), TotalMs: ms(total)},
-		fileFields:   fileOf(file),
+		Engine: t.Engine, OriginalSize: t.OriginalSize, SVGSize: len(t.File.SVG),
+		Preset: t.Preset, Width: t.Width, Height: t.Height, Settings: resolved, Lane: t.Lane, EngineVersion: t.EngineVersion,
+		TravelLength: travelLength(t.SVG),
+		Timings:      timings{QueueMs: ms(t.Queued), AnalyzeMs: ms(t.Analyze), DecodeMs: ms(t.Decode), TraceMs: ms(t.Trace), TotalMs: ms(t.Total)},
+		fileFields:   fileOf(t.File),
 	}
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
+	h := c.Writer.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	err = writeWithSVG(c.Writer, answer, file.SVG, func(n int64) {
+	err := writeWithSVG(c.Writer, answer, t.File.SVG, func(n int64) {
 		h.Set("Content-Length", strconv.FormatInt(n, 10))
 		c.Writer.WriteHeader(http.StatusOK)
 	})

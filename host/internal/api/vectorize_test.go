@@ -96,9 +96,9 @@ func newTestServer(t *testing.T, mem *memEngines, queue int) (*Server, *auth.Key
 	t.Cleanup(keyed.Close)
 	keys := &auth.Keys{Store: st}
 	s := &Server{
-		Tracing: &tracing.Service{Engines: mem, MaxPixels: 1 << 20, JobTimeout: 10 * time.Second},
-		Public:  public, Keyed: keyed, Keys: keys, Store: st,
-		Uploads: NewBudget(64 << 20),
+		Tracing: &tracing.Service{Engines: mem, MaxPixels: 1 << 20, JobTimeout: 10 * time.Second,
+			Public: public, Keyed: keyed, Uploads: tracing.NewBudget(64 << 20), Usage: st},
+		Keys: keys, Store: st,
 	}
 	return s, keys
 }
@@ -120,6 +120,12 @@ func pngOf(t *testing.T, w, h int) []byte {
 // post sends a multipart upload to POST /api/vectorize.
 func post(t *testing.T, h http.Handler, img []byte, settings string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
+	return postContext(t, context.Background(), h, img, settings, header...)
+}
+
+// postContext is post with a context that ends the request.
+func postContext(t *testing.T, ctx context.Context, h http.Handler, img []byte, settings string, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	if img != nil {
@@ -130,7 +136,7 @@ func post(t *testing.T, h http.Handler, img []byte, settings string, header ...s
 		mw.WriteField("settings", settings)
 	}
 	mw.Close()
-	req := httptest.NewRequest("POST", "/api/vectorize", &body)
+	req := httptest.NewRequestWithContext(ctx, "POST", "/api/vectorize", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
@@ -211,7 +217,7 @@ func TestAFullLaneIsRefusedWithRetryAfter(t *testing.T) {
 		go func() { done <- post(t, h, img, `{"engine":"mem"}`).Code }()
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for st := s.Public.Stats(); st.Busy+st.Queued < 2; st = s.Public.Stats() {
+	for st := s.Tracing.Public.Stats(); st.Busy+st.Queued < 2; st = s.Tracing.Public.Stats() {
 		if time.Now().After(deadline) {
 			t.Fatalf("the held jobs did not reach the lane: %+v", st)
 		}

@@ -1,7 +1,8 @@
 // Package tracing runs one tracing job end to end, the same way for the HTTP service and
 // the one-shot trace command: measure the image when the service must choose, resolve
 // the preset, engine and parameters, and trace on the engine's process pool within the
-// job time limit.
+// job time limit. For the HTTP service it also holds one request's other steps (see
+// Request): its lane, the upload budget, and the usage of its API key.
 package tracing
 
 import (
@@ -9,9 +10,12 @@ import (
 	"errors"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/host/internal/lanes"
 	"github.com/tracecraft/tracecraft/host/internal/selector"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk"
@@ -44,6 +48,21 @@ type Service struct {
 	MaxPixels int64
 	// JobTimeout bounds one job, measurement and trace together; 0 means no bound.
 	JobTimeout time.Duration
+
+	// The fields below serve the HTTP service's requests (Begin); the one-shot trace
+	// command leaves them unset.
+
+	// Public and Keyed are the lanes for requests without and with an API key.
+	Public, Keyed *lanes.Lane
+	// Uploads bounds the memory held by uploads being received or waiting; nil bounds
+	// nothing.
+	Uploads *Budget
+	// Usage counts the requests made with an API key.
+	Usage Ledger
+	// Logger receives the failures to count usage; nil logs nothing.
+	Logger hclog.Logger
+	// Now returns the time requests are counted at; nil means time.Now.
+	Now func() time.Time
 }
 
 // Catalog returns the installed engines and the presets, for settings validation.
@@ -82,6 +101,10 @@ type Job struct {
 	// engines a job runs with are the ones its settings were checked against.
 	Settings settings.Settings
 	Catalog  settings.Catalog
+	// Finish, when set, runs after a successful trace, in the job's worker and under its
+	// time limit: the conversion of the SVG into the output format. Its error is the
+	// job's.
+	Finish func(ctx context.Context, res Result) error
 }
 
 // Run traces a job's image. Errors are *fault.Error values, or ctx's error when the
@@ -128,6 +151,14 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	res.Width, res.Height, res.Decode, res.Trace = out.Width, out.Height, res.Decode+out.Decode, out.TraceResult.Trace
 	if desc, ok := cat.Engine(r.Engine); ok {
 		res.Params = pluginhost.ParamValues(desc, r.Params)
+	}
+	if job.Finish != nil {
+		if err := job.Finish(ctx, res); err != nil {
+			if ctx.Err() == context.DeadlineExceeded && s.JobTimeout > 0 {
+				return res, fault.Wrap(err, fault.JobTimeout, "the job passed the time limit (%s per job) while its output was converted", s.JobTimeout)
+			}
+			return res, err
+		}
 	}
 	return res, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/potrace2/layers"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
@@ -107,32 +108,57 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 	if err != nil {
 		return nil, err
 	}
+	// Layers are traced independently, so in parallel; their paths are written in
+	// layer order afterwards.
+	data := make([][]byte, len(st.Layers))
+	drawn := make([]bool, len(st.Layers))
+	errs := make([]error, len(st.Layers))
+	paths := make([]*svg.Path, parallel.Workers(len(st.Layers), 1))
+	inv := 1 / float64(s.scale)
+	err = parallel.For(ctx, len(st.Layers), 1, func(worker, lo, hi int) {
+		if paths[worker] == nil {
+			paths[worker] = svg.NewPath(Precision)
+		}
+		d := paths[worker]
+		for k := lo; k < hi; k++ {
+			bm, err := st.Bitmap(ctx, k, s.scale)
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			roots, err := trace.Trace(ctx, bm, s.opts)
+			if err != nil {
+				errs[k] = err
+				return
+			}
+			if len(roots) == 0 {
+				continue
+			}
+			d.Reset()
+			trace.EachShape(roots, func(p *trace.Path) {
+				scalePath(p, inv)
+				for _, c := range p.Children {
+					scalePath(c, inv)
+				}
+				trace.AppendShape(d, p)
+			})
+			data[k], drawn[k] = append([]byte(nil), d.Bytes()...), true
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	svg.Header(&b, w, h, false, "")
-	d := svg.NewPath(Precision)
-	inv := 1 / float64(s.scale)
 	for k, l := range st.Layers {
-		bm, err := st.Bitmap(ctx, k, s.scale)
-		if err != nil {
-			return nil, err
+		if errs[k] != nil {
+			return nil, errs[k]
 		}
-		roots, err := trace.Trace(ctx, bm, s.opts)
-		if err != nil {
-			return nil, err
-		}
-		if len(roots) == 0 {
+		if !drawn[k] {
 			continue
 		}
-		d.Reset()
-		trace.EachShape(roots, func(p *trace.Path) {
-			scalePath(p, inv)
-			for _, c := range p.Children {
-				scalePath(c, inv)
-			}
-			trace.AppendShape(d, p)
-		})
 		b.WriteString(`<path` + svg.Paint("fill", l.Color) + ` d="`)
-		b.Write(d.Bytes())
+		b.Write(data[k])
 		b.WriteString(`"/>`)
 	}
 	svg.Footer(&b)

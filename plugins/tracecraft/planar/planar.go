@@ -13,6 +13,7 @@ package planar
 import (
 	"context"
 	"sort"
+	"sync"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/regions"
 )
@@ -135,6 +136,9 @@ type Map struct {
 	RegionRings [][]int32
 	// Junctions lists the points where three or more cracks meet, in raster order.
 	Junctions []Point
+
+	parentsOnce sync.Once
+	parents     []int32
 }
 
 // LeftOf returns the region on the left of h: the region it bounds.
@@ -393,8 +397,14 @@ func (m *Map) RingOf() []int32 {
 // Parents returns each region's parent: the region in one of whose holes it lies, or
 // Outside for a region not inside any hole. A region touching a hole's boundary lies in
 // it; a region that does not touch it shares the parent of the neighbours it borders
-// through its outer ring.
+// through its outer ring. It is worked out once per map (a stacked trace asks twice:
+// for the paint order and for the holes); the slice is shared and must not be changed.
 func (m *Map) Parents() []int32 {
+	m.parentsOnce.Do(func() { m.parents = m.findParents() })
+	return m.parents
+}
+
+func (m *Map) findParents() []int32 {
 	n := len(m.RegionRings)
 	parent := make([]int32, n)
 	known := make([]bool, n)

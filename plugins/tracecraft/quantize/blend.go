@@ -3,6 +3,8 @@ package quantize
 import (
 	"context"
 	"math"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // blendRadius is how far (in pixels) assignBlends looks for the flat colours an edge pixel
@@ -38,42 +40,45 @@ func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, err
 	for i := range out {
 		out[i] = notEdge
 	}
-	var cand []int16
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			if res.Flat[i] == 1 || res.Index[i] == Transparent {
-				continue
-			}
-			cand = cand[:0]
-			hasT := false
-			for yy := max(0, y-blendRadius); yy <= min(h-1, y+blendRadius); yy++ {
-				for xx := max(0, x-blendRadius); xx <= min(w-1, x+blendRadius); xx++ {
-					j := yy*w + xx
-					k := res.Index[j]
-					if k == Transparent {
-						hasT = true
-					} else if res.Flat[j] == 1 && !hasIndex(cand, k) {
-						cand = append(cand, k)
+	grain := rowGrain(w)
+	cands := make([][]int16, parallel.Workers(h, grain))
+	err := parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		cand := cands[worker]
+		for y := y0; y < y1; y++ {
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				if res.Flat[i] == 1 || res.Index[i] == Transparent {
+					continue
+				}
+				cand = cand[:0]
+				hasT := false
+				for yy := max(0, y-blendRadius); yy <= min(h-1, y+blendRadius); yy++ {
+					for xx := max(0, x-blendRadius); xx <= min(w-1, x+blendRadius); xx++ {
+						j := yy*w + xx
+						k := res.Index[j]
+						if k == Transparent {
+							hasT = true
+						} else if res.Flat[j] == 1 && !hasIndex(cand, k) {
+							cand = append(cand, k)
+						}
 					}
 				}
-			}
-			out[i] = unexplained
-			px := pmImg[4*i : 4*i+4]
-			a := float64(px[3])
-			// Partial alpha is a blend with transparency even where no transparent
-			// pixel is near: the seam between two abutting anti-aliased shapes.
-			hasT = hasT || a < 250
-			c := [4]float64{float64(px[0]), float64(px[1]), float64(px[2]), a}
-			if k, ok := explainBlend(c, cand, hasT, pm); ok {
-				out[i] = k
+				out[i] = unexplained
+				px := pmImg[4*i : 4*i+4]
+				a := float64(px[3])
+				// Partial alpha is a blend with transparency even where no transparent
+				// pixel is near: the seam between two abutting anti-aliased shapes.
+				hasT = hasT || a < 250
+				c := [4]float64{float64(px[0]), float64(px[1]), float64(px[2]), a}
+				if k, ok := explainBlend(c, cand, hasT, pm); ok {
+					out[i] = k
+				}
 			}
 		}
+		cands[worker] = cand
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -10,6 +10,8 @@ import (
 	"image/color"
 	"math"
 	"sort"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Transparent is the palette index of a pixel whose alpha is below one half.
@@ -111,7 +113,9 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 			res.Index[i] = k
 		}
 	}
-	res.Palette = paletteMeans(img, res)
+	if res.Palette, err = paletteMeans(ctx, img, res); err != nil {
+		return nil, err
+	}
 	if err := reassignEdges(ctx, img, res, blended); err != nil {
 		return nil, err
 	}
@@ -129,8 +133,8 @@ func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []
 	if err := assign(ctx, img, res); err != nil {
 		return err
 	}
-	res.Palette = paletteMeans(img, res)
-	return nil
+	res.Palette, err = paletteMeans(ctx, img, res)
+	return err
 }
 
 // reassignEdges gives the edge pixels that are no blend of flat colours (all edge pixels
@@ -139,48 +143,47 @@ func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []
 // may no longer be near it: a light fringe along a boundary that joined a cluster of
 // brown and fringe colours would be painted brown.
 func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) error {
-	w, h := res.Width, res.Height
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	w := res.Width
+	return parallel.For(ctx, res.Height, rowGrain(w), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				if res.Flat[i] == 1 || res.Index[i] == Transparent || blended != nil && blended[i] >= 0 {
+					continue
+				}
+				res.Index[i] = int16(Nearest(res.Lab, ToLab(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])))
 			}
 		}
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			if res.Flat[i] == 1 || res.Index[i] == Transparent || blended != nil && blended[i] >= 0 {
-				continue
-			}
-			res.Index[i] = int16(Nearest(res.Lab, ToLab(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])))
-		}
-	}
-	return nil
+	})
 }
+
+// rowGrain is the fewest rows of width w worth handing to a goroutine of their own.
+func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
 // premultiply returns img's pixels premultiplied by alpha, 4 bytes a pixel, rows packed.
 func premultiply(ctx context.Context, img *image.NRGBA) ([]uint8, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	out := make([]uint8, 4*w*h)
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			src := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			dst := out[4*w*y : 4*w*(y+1)]
+			for i := 0; i < len(src); i += 4 {
+				a := uint32(src[i+3])
+				if a == 255 {
+					dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i], src[i+1], src[i+2], 255
+					continue
+				}
+				dst[i] = uint8((uint32(src[i])*a + 127) / 255)
+				dst[i+1] = uint8((uint32(src[i+1])*a + 127) / 255)
+				dst[i+2] = uint8((uint32(src[i+2])*a + 127) / 255)
+				dst[i+3] = uint8(a)
 			}
 		}
-		src := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		dst := out[4*w*y : 4*w*(y+1)]
-		for i := 0; i < len(src); i += 4 {
-			a := uint32(src[i+3])
-			if a == 255 {
-				dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i], src[i+1], src[i+2], 255
-				continue
-			}
-			dst[i] = uint8((uint32(src[i])*a + 127) / 255)
-			dst[i+1] = uint8((uint32(src[i+1])*a + 127) / 255)
-			dst[i+2] = uint8((uint32(src[i+2])*a + 127) / 255)
-			dst[i+3] = uint8(a)
-		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -200,27 +203,23 @@ func differ(a, b []uint8) bool {
 // markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
 // and returns the counts of opaque and flat pixels. pm is the premultiplied image.
 func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, nflat int, err error) {
-	for i := range flat {
-		if pm[4*i+3] >= 128 {
-			flat[i] = 1
-		}
-	}
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return 0, 0, err
+	err = parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				p := pm[4*i : 4*i+4]
+				f := uint8(0)
+				if p[3] >= 128 &&
+					(x == 0 || !differ(p, pm[4*i-4:4*i])) && (x+1 == w || !differ(p, pm[4*i+4:4*i+8])) &&
+					(y == 0 || !differ(p, pm[4*(i-w):4*(i-w)+4])) && (y+1 == h || !differ(p, pm[4*(i+w):4*(i+w)+4])) {
+					f = 1
+				}
+				flat[i] = f
 			}
 		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			p := pm[4*i : 4*i+4]
-			if x+1 < w && differ(p, pm[4*i+4:4*i+8]) {
-				flat[i], flat[i+1] = 0, 0
-			}
-			if y+1 < h && differ(p, pm[4*(i+w):4*(i+w)+4]) {
-				flat[i], flat[i+w] = 0, 0
-			}
-		}
+	})
+	if err != nil {
+		return 0, 0, err
 	}
 	for i := range flat {
 		if pm[4*i+3] >= 128 {
@@ -463,53 +462,77 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 		idx int16
 		ok  bool
 	}
-	cache := make([]entry, 1<<cacheBits)
 	w, h := res.Width, res.Height
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	grain := rowGrain(w)
+	caches := make([][]entry, parallel.Workers(h, grain))
+	return parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		cache := caches[worker]
+		if cache == nil {
+			cache = make([]entry, 1<<cacheBits)
+			caches[worker] = cache
+		}
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
+				if a < 128 {
+					res.Index[y*w+x] = Transparent
+					continue
+				}
+				key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
+				e := &cache[(key*2654435761)>>(32-cacheBits)]
+				if !e.ok || e.key != key {
+					*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+				}
+				res.Index[y*w+x] = e.idx
 			}
 		}
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
-			if a < 128 {
-				res.Index[y*w+x] = Transparent
-				continue
-			}
-			key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
-			e := &cache[(key*2654435761)>>(32-cacheBits)]
-			if !e.ok || e.key != key {
-				*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
-			}
-			res.Index[y*w+x] = e.idx
-		}
-	}
-	return nil
+	})
 }
 
 // paletteMeans returns each entry's mean colour over its flat pixels, or over all its
 // pixels when it has no flat ones, and updates res.Lab to match.
-func paletteMeans(img *image.NRGBA, res *Result) []color.NRGBA {
+func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.NRGBA, error) {
 	n := len(res.Lab)
-	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
 	w := res.Width
-	for y := 0; y < res.Height; y++ {
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			k := res.Index[y*w+x]
-			if k < 0 {
-				continue
+	grain := rowGrain(w)
+	// Per-worker sums of whole numbers are exact in float64, so adding them up in any
+	// order gives the sums of one pass.
+	workers := parallel.Workers(res.Height, grain)
+	flatSums, allSums := make([][][5]float64, workers), make([][][5]float64, workers)
+	for k := range workers {
+		flatSums[k], allSums[k] = make([][5]float64, n), make([][5]float64, n)
+	}
+	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
+		flatSum, allSum := flatSums[worker], allSums[worker]
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				k := res.Index[y*w+x]
+				if k < 0 {
+					continue
+				}
+				s := &allSum[k]
+				if res.Flat[y*w+x] == 1 {
+					s = &flatSum[k]
+				}
+				for c := 0; c < 4; c++ {
+					s[c] += float64(row[4*x+c])
+				}
+				s[4]++
 			}
-			s := &allSum[k]
-			if res.Flat[y*w+x] == 1 {
-				s = &flatSum[k]
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	flatSum, allSum := flatSums[0], allSums[0]
+	for wk := 1; wk < workers; wk++ {
+		for k := range n {
+			for c := range 5 {
+				flatSum[k][c] += flatSums[wk][k][c]
+				allSum[k][c] += allSums[wk][k][c]
 			}
-			for c := 0; c < 4; c++ {
-				s[c] += float64(row[4*x+c])
-			}
-			s[4]++
 		}
 	}
 	pal := make([]color.NRGBA, n)
@@ -526,7 +549,7 @@ func paletteMeans(img *image.NRGBA, res *Result) []color.NRGBA {
 		pal[k] = color.NRGBA{u(s[0]), u(s[1]), u(s[2]), u(s[3])}
 		res.Lab[k] = ToLab(pal[k].R, pal[k].G, pal[k].B, pal[k].A)
 	}
-	return pal
+	return pal, nil
 }
 
 // labToNRGBA converts back from Oklab, for palette entries no pixel uses.

@@ -18,12 +18,14 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/fit"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/paint"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/planar"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/render"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Options control Run.
@@ -195,52 +197,54 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 		a := float32(img.Pix[o+3])
 		return [4]float32{float32(img.Pix[o]) * a / 255, float32(img.Pix[o+1]) * a / 255, float32(img.Pix[o+2]) * a / 255, a}
 	}
-	var pts []planar.Point
-	for ei := range pm.Edges {
-		if ei%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	ptss := make([][]planar.Point, parallel.Workers(len(pm.Edges), edgeGrain))
+	err := parallel.For(ctx, len(pm.Edges), edgeGrain, func(worker, lo, hi int) {
+		pts := ptss[worker]
+		for ei := lo; ei < hi; ei++ {
+			e := &pm.Edges[ei]
+			st := &states[ei]
+			st.left, st.right = res.premul(e.Left), res.premul(e.Right)
+			contrast := dist(st.left, st.right)
+			st.measurable = e.Left >= 0 && e.Right >= 0 && contrast >= minContrast
+			st.tolScale = 1
+			if e.Left >= 0 && e.Right >= 0 {
+				st.tolScale = tolScale(contrast)
+			}
+			pts = e.Points(pts[:0])
+			st.cracks = make([]crack, len(e.Steps))
+			for i, d := range e.Steps {
+				p := pts[i]
+				c := &st.cracks[i]
+				dx, dy := d.Delta()
+				c.mid = fit.Point{X: float64(p.X) + float64(dx)/2, Y: float64(p.Y) + float64(dy)/2}
+				c.normal = fit.Point{X: float64(-dy), Y: float64(dx)}
+				lx, ly, rx, ry := crackPixels(p, d)
+				c.win = [4]int32{-1, -1, -1, -1}
+				if !st.measurable {
+					continue
+				}
+				nx, ny := int(-dy), int(dx)
+				c.win[0] = int32(ly*w + lx)
+				c.nLeft = 1
+				if x2, y2 := lx-nx, ly-ny; rm.At(x2, y2) == e.Left {
+					c.win[1] = int32(y2*w + x2)
+					c.nLeft = 2
+				}
+				c.win[2] = int32(ry*w + rx)
+				if x2, y2 := rx+nx, ry+ny; rm.At(x2, y2) == e.Right {
+					c.win[3] = int32(y2*w + x2)
+				}
+				c.target = st.mass(c, imagePremul)
+				c.offset = c.target - float32(c.nLeft)
+			}
+			if st.measurable {
+				markOblique(st.cracks, e.Steps, e.Closed)
 			}
 		}
-		e := &pm.Edges[ei]
-		st := &states[ei]
-		st.left, st.right = res.premul(e.Left), res.premul(e.Right)
-		contrast := dist(st.left, st.right)
-		st.measurable = e.Left >= 0 && e.Right >= 0 && contrast >= minContrast
-		st.tolScale = 1
-		if e.Left >= 0 && e.Right >= 0 {
-			st.tolScale = tolScale(contrast)
-		}
-		pts = e.Points(pts[:0])
-		st.cracks = make([]crack, len(e.Steps))
-		for i, d := range e.Steps {
-			p := pts[i]
-			c := &st.cracks[i]
-			dx, dy := d.Delta()
-			c.mid = fit.Point{X: float64(p.X) + float64(dx)/2, Y: float64(p.Y) + float64(dy)/2}
-			c.normal = fit.Point{X: float64(-dy), Y: float64(dx)}
-			lx, ly, rx, ry := crackPixels(p, d)
-			c.win = [4]int32{-1, -1, -1, -1}
-			if !st.measurable {
-				continue
-			}
-			nx, ny := int(-dy), int(dx)
-			c.win[0] = int32(ly*w + lx)
-			c.nLeft = 1
-			if x2, y2 := lx-nx, ly-ny; rm.At(x2, y2) == e.Left {
-				c.win[1] = int32(y2*w + x2)
-				c.nLeft = 2
-			}
-			c.win[2] = int32(ry*w + rx)
-			if x2, y2 := rx+nx, ry+ny; rm.At(x2, y2) == e.Right {
-				c.win[3] = int32(y2*w + x2)
-			}
-			c.target = st.mass(c, imagePremul)
-			c.offset = c.target - float32(c.nLeft)
-		}
-		if st.measurable {
-			markOblique(st.cracks, e.Steps, e.Closed)
-		}
+		ptss[worker] = pts
+	})
+	if err != nil {
+		return nil, err
 	}
 	return states, nil
 }
@@ -253,7 +257,7 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 	rm := res.Seg.Regions
 	var canvas *render.Canvas
 	var paths []fit.Path
-	var diff []float32
+	var diffs [][]float32 // per worker
 	defer func() {
 		if canvas != nil {
 			canvas.Release()
@@ -281,14 +285,20 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 			p := canvas.Pix[4*i : 4*i+4]
 			return [4]float32{p[0], p[1], p[2], p[3]}
 		}
-		changed := 0
-		for ei := range f.states {
-			if f.states[ei].measurable && f.states[ei].correct(rendered, &diff) {
-				f.dirty[ei] = true
-				changed++
-			}
+		if len(diffs) < parallel.Workers(len(f.states), edgeGrain) {
+			diffs = make([][]float32, parallel.Workers(len(f.states), edgeGrain))
 		}
-		if changed == 0 {
+		err := parallel.For(ctx, len(f.states), edgeGrain, func(worker, lo, hi int) {
+			for ei := lo; ei < hi; ei++ {
+				if f.states[ei].measurable && f.states[ei].correct(rendered, &diffs[worker]) {
+					f.dirty[ei] = true
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		if !slices.Contains(f.dirty, true) {
 			return nil
 		}
 		if err := f.fitAll(ctx); err != nil {
@@ -568,9 +578,12 @@ type fitter struct {
 	res       *Result
 	opt       fit.Options
 	junctions map[planar.Point]fit.Point
-	dirty     []bool // edges to refit; nil: all
-	samples   []fit.Point
+	dirty     []bool        // edges to refit; nil: all
+	samples   [][]fit.Point // per worker
 }
+
+// edgeGrain is the fewest edges worth handing to a goroutine of their own.
+const edgeGrain = 64
 
 // fitAll places the junctions and fits the edges that are dirty or end at a junction
 // that moved.
@@ -581,35 +594,42 @@ func (f *fitter) fitAll(ctx context.Context) error {
 	if all {
 		f.dirty = make([]bool, len(pm.Edges))
 	}
-	for ei := range pm.Edges {
-		if ei%256 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
+	// Each edge's fit reads only its own samples and the junctions, so edges are
+	// fitted in parallel with the same result.
+	if len(f.samples) < parallel.Workers(len(pm.Edges), edgeGrain) {
+		f.samples = make([][]fit.Point, parallel.Workers(len(pm.Edges), edgeGrain))
+	}
+	err := parallel.For(ctx, len(pm.Edges), edgeGrain, func(worker, lo, hi int) {
+		samples := f.samples[worker]
+		for ei := lo; ei < hi; ei++ {
+			e := &pm.Edges[ei]
+			if !all && !f.dirty[ei] {
+				if e.Closed || junctions[e.Start] == f.junctions[e.Start] && junctions[e.End()] == f.junctions[e.End()] {
+					continue
+				}
 			}
-		}
-		e := &pm.Edges[ei]
-		if !all && !f.dirty[ei] {
-			if e.Closed || junctions[e.Start] == f.junctions[e.Start] && junctions[e.End()] == f.junctions[e.End()] {
+			f.dirty[ei] = false
+			st := &f.states[ei]
+			samples = samples[:0]
+			for i := range st.cracks {
+				c := &st.cracks[i]
+				if c.oblique {
+					continue
+				}
+				samples = append(samples, c.mid.Add(c.normal.Mul(float64(c.offset))))
+			}
+			o := f.opt
+			o.Tolerance *= st.tolScale
+			if e.Closed {
+				f.res.Edges[ei] = fit.Closed(samples, o)
 				continue
 			}
+			f.res.Edges[ei] = fit.Open(junctions[e.Start], junctions[e.End()], samples, o)
 		}
-		f.dirty[ei] = false
-		st := &f.states[ei]
-		f.samples = f.samples[:0]
-		for i := range st.cracks {
-			c := &st.cracks[i]
-			if c.oblique {
-				continue
-			}
-			f.samples = append(f.samples, c.mid.Add(c.normal.Mul(float64(c.offset))))
-		}
-		o := f.opt
-		o.Tolerance *= st.tolScale
-		if e.Closed {
-			f.res.Edges[ei] = fit.Closed(f.samples, o)
-			continue
-		}
-		f.res.Edges[ei] = fit.Open(junctions[e.Start], junctions[e.End()], f.samples, o)
+		f.samples[worker] = samples
+	})
+	if err != nil {
+		return err
 	}
 	f.junctions = junctions
 	return nil

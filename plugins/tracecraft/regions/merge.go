@@ -110,7 +110,10 @@ func (g *merger) sumColours(img *image.NRGBA) {
 // pixel pairs with different labels, each pair once.
 func (g *merger) findNeighbours(ctx context.Context) error {
 	w, h, labels, slot := g.m.Width, g.m.Height, g.m.Labels, g.slot
+	// A boundary runs along many pixels, so the pair just seen is skipped before it
+	// reaches the sort (duplicates are dropped after it anyway).
 	var pairs []uint64
+	lastH, lastV := uint64(math.MaxUint64), uint64(math.MaxUint64)
 	for y := 0; y < h; y++ {
 		if y%64 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -122,12 +125,16 @@ func (g *merger) findNeighbours(ctx context.Context) error {
 			a := labels[i]
 			if x+1 < w {
 				if b := labels[i+1]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					pairs = append(pairs, pairKey(a, b))
+					if k := pairKey(a, b); k != lastH {
+						pairs, lastH = append(pairs, k), k
+					}
 				}
 			}
 			if y+1 < h {
 				if b := labels[i+w]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					pairs = append(pairs, pairKey(a, b))
+					if k := pairKey(a, b); k != lastV {
+						pairs, lastV = append(pairs, k), k
+					}
 				}
 			}
 		}

@@ -102,20 +102,28 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 				return nil, 0, err
 			}
 		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			k := key[i]
-			left := x > 0 && key[i-1] == k
-			up := y > 0 && key[i-w] == k
+		row, lab := key[y*w:(y+1)*w], labels[y*w:(y+1)*w]
+		var up []int16
+		var labUp []int32
+		if y > 0 {
+			up, labUp = key[(y-1)*w:y*w], labels[(y-1)*w:y*w]
+		}
+		for x, k := range row {
+			left := x > 0 && row[x-1] == k
+			upSame := up != nil && up[x] == k
 			switch {
-			case left && up:
-				labels[i] = label.Union(parent, labels[i-1], labels[i-w])
+			case left && upSame:
+				if a, b := lab[x-1], labUp[x]; a == b {
+					lab[x] = a // already one set: Union would only return its root
+				} else {
+					lab[x] = label.Union(parent, a, b)
+				}
 			case left:
-				labels[i] = labels[i-1]
-			case up:
-				labels[i] = labels[i-w]
+				lab[x] = lab[x-1]
+			case upSame:
+				lab[x] = labUp[x]
 			default:
-				labels[i] = int32(len(parent))
+				lab[x] = int32(len(parent))
 				parent = append(parent, int32(len(parent)))
 			}
 		}

@@ -33,6 +33,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/tracecraft2/pathw"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft2/primitive"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
@@ -116,7 +117,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 		return nil, err
 	}
 	wr := writer{res: res, plan: plan, out: out, s: s}
-	return wr.write(), nil
+	return wr.write(ctx)
 }
 
 // trace runs tracecraft's pipeline for stacked shapes.
@@ -142,7 +143,6 @@ type writer struct {
 	out  paint.Options
 	s    settings
 	buf  bytes.Buffer
-	pts  []fit.Point
 	// stroked marks the regions painted with the gap filler stroke.
 	stroked []bool
 }
@@ -160,13 +160,15 @@ const sampleStep = 0.5
 // (ring outer of the planar map, its path moved by the gap filler's edge shift), then
 // placed by least squares on the boundary positions the anti-aliasing measured, which
 // the fitted curves follow only within their tolerance, and moved in by the shift.
-func (w *writer) recognize(r int, outer fit.Path) (primitive.Shape, bool) {
-	w.pts = primitive.Sample(outer, sampleStep, w.pts[:0])
+// pts is scratch space for the outline's samples. It reads w and changes nothing in it,
+// so regions can be recognised in parallel.
+func (w *writer) recognize(r int, outer fit.Path, pts *[]fit.Point) (primitive.Shape, bool) {
+	*pts = primitive.Sample(outer, sampleStep, (*pts)[:0])
 	pm := w.res.Seg.Planar
 	width, height := float64(pm.Width), float64(pm.Height)
 	opt := primitive.Options{Tolerance: w.s.primTol, Width: width, Height: height, MinSize: 2}
-	s := primitive.Recognize(w.pts, opt)
-	clockwise := primitive.Clockwise(w.pts)
+	s := primitive.Recognize(*pts, opt)
+	clockwise := primitive.Clockwise(*pts)
 	if s.Kind == primitive.None {
 		return s, clockwise
 	}
@@ -187,13 +189,13 @@ func (w *writer) recognize(r int, outer fit.Path) (primitive.Shape, bool) {
 	}
 	placed := primitive.Refit(s.Grow(shift), samples, width, height).Grow(-shift)
 	// Keep the placed shape only if it still follows the drawn outline.
-	if primitive.Within(placed, w.pts, opt) {
+	if primitive.Within(placed, *pts, opt) {
 		s = placed
 	}
 	return s, clockwise
 }
 
-func (w *writer) write() []byte {
+func (w *writer) write(ctx context.Context) ([]byte, error) {
 	pm := w.res.Seg.Planar
 	groups := w.plan.Groups()
 	extra := ""
@@ -211,6 +213,10 @@ func (w *writer) write() []byte {
 			w.stroked[r] = g.Stroked
 		}
 	}
+	shapes, clockwise, err := w.recognizeAll(ctx, groups)
+	if err != nil {
+		return nil, err
+	}
 	endTol, ctrlTol := numberTolerances(w.s.tolerance)
 	path := pathw.New(endTol, ctrlTol)
 	var prims []byte
@@ -220,21 +226,15 @@ func (w *writer) write() []byte {
 		prims = prims[:0]
 		elems = elems[:0]
 		for _, r := range g.Regions {
-			rings := pm.RegionRings[r]
-			outer := w.res.Ring(int(rings[0]))
-			shape := primitive.Shape{}
-			clockwise := false
-			if w.s.primitives && w.res.Seg.Regions.Regions[r].Pixels >= minPrimitivePixels {
-				shape, clockwise = w.recognize(r, outer)
-			}
+			shape := shapes[r]
 			switch {
 			case shape.Kind != primitive.None && len(holes[r]) == 0:
 				elems = append(elems, shape.AppendElement(nil, ""))
 				continue
 			case shape.Kind != primitive.None:
-				prims = shape.AppendSubpath(prims, clockwise)
+				prims = shape.AppendSubpath(prims, clockwise[r])
 			default:
-				svgout.AddRing(path, outer)
+				svgout.AddRing(path, w.res.Ring(int(pm.RegionRings[r][0])))
 			}
 			for _, ri := range holes[r] {
 				svgout.AddRing(path, w.res.Ring(int(ri)).Reverse())
@@ -243,8 +243,38 @@ func (w *writer) write() []byte {
 		w.group(g, path.Bytes(), prims, elems)
 	}
 	svg.Footer(&w.buf)
-	return w.buf.Bytes()
+	return w.buf.Bytes(), nil
 }
+
+// recognizeAll returns, per region, the basic shape of the drawn regions that are
+// large enough to be one (Kind None for the others) and whether its outline runs
+// clockwise. Regions are independent, so they are recognised in parallel.
+func (w *writer) recognizeAll(ctx context.Context, groups []paint.Group) ([]primitive.Shape, []bool, error) {
+	n := len(w.res.Seg.Regions.Regions)
+	shapes, clockwise := make([]primitive.Shape, n), make([]bool, n)
+	if !w.s.primitives {
+		return shapes, clockwise, nil
+	}
+	var todo []int
+	for _, g := range groups {
+		for _, r := range g.Regions {
+			if w.res.Seg.Regions.Regions[r].Pixels >= minPrimitivePixels {
+				todo = append(todo, r)
+			}
+		}
+	}
+	pts := make([][]fit.Point, parallel.Workers(len(todo), recognizeGrain))
+	err := parallel.For(ctx, len(todo), recognizeGrain, func(worker, lo, hi int) {
+		for _, r := range todo[lo:hi] {
+			outer := w.res.Ring(int(w.res.Seg.Planar.RegionRings[r][0]))
+			shapes[r], clockwise[r] = w.recognize(r, outer, &pts[worker])
+		}
+	})
+	return shapes, clockwise, err
+}
+
+// recognizeGrain is the fewest regions worth handing to a goroutine of their own.
+const recognizeGrain = 4
 
 // group writes one paint group: its elements, then its path (path data d followed by
 // the subpaths prims), in a <g> holding the paint when that is shorter than repeating

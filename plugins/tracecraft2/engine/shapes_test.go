@@ -72,10 +72,11 @@ func recognized(t *testing.T, img *image.NRGBA) []primitive.Shape {
 		}
 	}
 	var found []primitive.Shape
+	var pts []fit.Point
 	for _, g := range plan.Groups() {
 		for _, r := range g.Regions {
 			outer := res.Ring(int(res.Seg.Planar.RegionRings[r][0]))
-			sh, _ := w.recognize(r, outer)
+			sh, _ := w.recognize(r, outer, &pts)
 			if sh.Kind == primitive.None {
 				continue
 			}

@@ -1,0 +1,127 @@
+package tracing
+
+import (
+	"context"
+	"time"
+
+	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/lanes"
+	"github.com/tracecraft/tracecraft/host/internal/store"
+)
+
+// Ledger is what a Service needs of the key and usage database: store.Store, or in a
+// unit test an in-memory stand-in.
+type Ledger interface {
+	// RecordRequest adds one finished request to the key's usage.
+	RecordRequest(ctx context.Context, keyID int64, r store.Request) error
+}
+
+var _ Ledger = store.Store(nil)
+
+// Caller is who sends a request: the zero Caller is the public one, without an API key.
+type Caller struct {
+	// KeyID and KeyName are those of the caller's verified API key.
+	KeyID   int64
+	KeyName string
+}
+
+// Request is one tracing request of the HTTP service on its way through the steps,
+// in this order: Begin picks its lane, Admit refuses it at once when the lane or the
+// upload budget is full, Received notes the upload's size, Trace queues the job on the
+// lane and runs it on an engine within the job time limit, Record counts the outcome in
+// the key's usage, and Close gives the upload budget back. Errors are *fault.Error
+// values, except the context's when the client gave up.
+type Request struct {
+	s        *Service
+	caller   Caller
+	lane     *lanes.Lane
+	laneName string
+	reserved int64
+	// input and pixels are counted in the key's usage once known.
+	input, pixels int64
+	queued        time.Duration
+}
+
+// Begin starts a request of caller on its lane: the keyed lane for a caller with a key,
+// the public one otherwise.
+func (s *Service) Begin(caller Caller) *Request {
+	r := &Request{s: s, caller: caller, lane: s.Public, laneName: "public"}
+	if caller.KeyID != 0 {
+		r.lane, r.laneName = s.Keyed, "keyed"
+	}
+	return r
+}
+
+// Lane names the request's lane, "public" or "keyed".
+func (r *Request) Lane() string { return r.laneName }
+
+// Admit refuses the request with fault.QueueFull when its lane would not queue it now,
+// or when the upload budget cannot hold size bytes more; otherwise it reserves size
+// bytes of the budget until Close.
+func (r *Request) Admit(size int64) error {
+	if err := r.lane.Full(r.caller.KeyName); err != nil {
+		return err
+	}
+	if !r.s.Uploads.TryTake(size) {
+		return lanes.Full(r.laneName, 1, false)
+	}
+	r.reserved = size
+	return nil
+}
+
+// Close gives back the upload budget Admit reserved.
+func (r *Request) Close() {
+	r.s.Uploads.Give(r.reserved)
+	r.reserved = 0
+}
+
+// Received notes the size of the uploaded image, counted in the key's usage.
+func (r *Request) Received(bytes int) { r.input = int64(bytes) }
+
+// Trace queues job on the request's lane and, once a worker takes it, traces it with
+// Run. It returns ctx's error when ctx ends while the job waits; once the job has
+// started, it returns when the engine is done with it or killed.
+func (r *Request) Trace(ctx context.Context, job Job) (Result, error) {
+	r.pixels = job.Info.Pixels()
+	var res Result
+	var jobErr error
+	queued, err := r.lane.Do(ctx, r.caller.KeyName, func(jobCtx context.Context) {
+		res, jobErr = r.s.Run(jobCtx, job)
+	})
+	r.queued = queued
+	if err == nil {
+		err = jobErr
+	}
+	return res, err
+}
+
+// Queued is how long the job waited in the lane's queue.
+func (r *Request) Queued() time.Duration { return r.queued }
+
+// Record adds the request's outcome to its key's usage, if it has a key: the HTTP
+// status of its answer, the bytes sent and the engine's time. It records even when ctx
+// has ended (the client has gone), and returns a fault.StoreUnavailable error when the usage database
+// cannot be reached (a keyed answer that cannot be counted is not given).
+func (r *Request) Record(ctx context.Context, status, outputBytes int, engineTime time.Duration) error {
+	if r.caller.KeyID == 0 {
+		return nil
+	}
+	err := r.s.Usage.RecordRequest(context.WithoutCancel(ctx), r.caller.KeyID, store.Request{
+		Status: status, InputBytes: r.input, OutputBytes: int64(outputBytes), Pixels: r.pixels,
+		EngineMillis: engineTime.Milliseconds(), At: r.s.now(),
+	})
+	if err == nil {
+		return nil
+	}
+	if r.s.Logger != nil {
+		r.s.Logger.Error("cannot record usage", "key", r.caller.KeyName, "error", err)
+	}
+	return fault.Wrap(err, fault.StoreUnavailable, "the usage database cannot be reached, so the request could not be counted; retry shortly")
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
