@@ -7,11 +7,15 @@ TOOLS     := $(CURDIR)/$(BIN)/tools
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 STATICCHECK_VERSION        := v0.8.2
+# The client generators the OpenAPI document is tested with (host/clients_test.go).
+OAPI_CODEGEN_VERSION       := v2.8.2
+OPENAPI_TYPESCRIPT_VERSION := 7.13.0
+TYPESCRIPT_VERSION         := 5.9.3
 PROTO_OUT := sdk/internal/tracev1
 # TEMPLATE is the example engine, a Go module of its own as a third party's engine is.
 TEMPLATE  := examples/engine-template
 
-.PHONY: build run test bench proto proto-check tools lint clean chromium fidelity-tools
+.PHONY: build run test bench proto proto-check tools lint clean chromium fidelity-tools clienttools
 
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -89,9 +93,21 @@ fidelity-tools:
 		  echo "resvg could not be installed: the fidelity tests will be skipped"; }; \
 	fi
 
+# clienttools installs the client generators the OpenAPI document is tested with
+# (host/clients_test.go): oapi-codegen into bin/tools, openapi-typescript and TypeScript
+# from npm into bin/tools/node. Outside CI a failed install only skips that test.
+clienttools:
+	@mkdir -p $(TOOLS)
+	@test -x $(TOOLS)/oapi-codegen || GOBIN=$(TOOLS) $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION)
+	@test -x $(TOOLS)/node/node_modules/.bin/openapi-typescript -a -x $(TOOLS)/node/node_modules/.bin/tsc || \
+		npm install --silent --no-audit --no-fund --prefix $(TOOLS)/node \
+			openapi-typescript@$(OPENAPI_TYPESCRIPT_VERSION) typescript@$(TYPESCRIPT_VERSION) || \
+		{ if [ -n "$$CI" ]; then echo "openapi-typescript could not be installed"; exit 1; fi; \
+		  echo "openapi-typescript could not be installed: the TypeScript client test will be skipped"; }
+
 # pgcheck says whether the PostgreSQL tests will run, and against which server, or why
 # they are skipped (under CI they fail instead).
-test: lint proto-check build chromium fidelity-tools
+test: lint proto-check build chromium fidelity-tools clienttools
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
 	$(GO) test -count=1 -timeout 12m ./...
 	cd $(TEMPLATE) && $(GO) test -count=1 ./...

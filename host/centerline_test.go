@@ -63,6 +63,7 @@ func lineArt(t *testing.T) []byte {
 // and gives exactly what the engine package gives; the JSON answer carries the pen-up
 // travel the SVG states.
 func TestCenterlineParametersThroughTheService(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testbin.Install(t, testbin.Build(t, "./plugins/centerline"), dir, "centerline")
 	h := startHost(t, dir, "")

@@ -107,6 +107,7 @@ func killHost(t *testing.T, h *host) {
 // both (the kernel kills only the plugin), is killed by the next host started on the
 // same data folder, which also removes the dead host's cgroup.
 func TestWhatAnEngineStartsDiesWithTheHost(t *testing.T) {
+	t.Parallel()
 	forEachContainment(t, func(t *testing.T, mode string) {
 		dir := newPlugins(t, "testengine")
 		data := t.TempDir()
@@ -140,6 +141,7 @@ func TestWhatAnEngineStartsDiesWithTheHost(t *testing.T) {
 // the host is killed; in process groups it survives both: the documented limit of
 // --containment pgroup.
 func TestAChildThatLeavesItsProcessGroupDiesOnlyWithCgroups(t *testing.T) {
+	t.Parallel()
 	forEachContainment(t, func(t *testing.T, mode string) {
 		dir := newPlugins(t, "testengine")
 		data := t.TempDir()
@@ -183,6 +185,7 @@ func TestAChildThatLeavesItsProcessGroupDiesOnlyWithCgroups(t *testing.T) {
 // TestAHostRemovesItsCgroupWhenItStops stops a host whose engines ran in cgroups:
 // its cgroup, with those of its engine processes, is gone.
 func TestAHostRemovesItsCgroupWhenItStops(t *testing.T) {
+	t.Parallel()
 	testbin.RequireCgroup(t)
 	h := startHost(t, newPlugins(t, "testengine", "other"), "", "--containment", "cgroup")
 	cgroup := h.containment("cgroup")
@@ -206,6 +209,7 @@ func TestAHostRemovesItsCgroupWhenItStops(t *testing.T) {
 }
 
 func TestContainmentFlagRefusesAnUnknownMode(t *testing.T) {
+	t.Parallel()
 	_, errOut, code := tracecraft(t, nil, "serve", "--containment", "jail", "--plugins-dir", t.TempDir(), "--data-dir", t.TempDir())
 	if code != 2 || !strings.Contains(errOut, `containment "jail" is not one of auto, cgroup, pgroup`) {
 		t.Errorf("exit %d, stderr %q; want 2 and the modes", code, errOut)

@@ -29,6 +29,7 @@ func contractHost(t *testing.T, flags ...string) *host {
 }
 
 func TestSchemaHealthAndDocuments(t *testing.T) {
+	t.Parallel()
 	h := contractHost(t)
 
 	r := h.get("/api/schema")
@@ -108,6 +109,7 @@ func TestSchemaHealthAndDocuments(t *testing.T) {
 }
 
 func TestVectorizeSucceeds(t *testing.T) {
+	t.Parallel()
 	h := contractHost(t)
 	img := testbin.SolidPNG(t, 30, 20, color.NRGBA{200, 10, 10, 255})
 
@@ -181,6 +183,7 @@ func noisePNG(t testing.TB, w, h int) []byte {
 }
 
 func TestVectorizeRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	h := contractHost(t)
 	good := testbin.SolidPNG(t, 8, 8, color.NRGBA{0, 0, 255, 255})
 	noise := noisePNG(t, 64, 64)
@@ -251,6 +254,7 @@ func TestVectorizeRejectsBadInput(t *testing.T) {
 // TestHugeBodyIsCutOff streams a 1 GB upload: the host answers once the image passes
 // the cap and stops reading, rather than buffering it.
 func TestHugeBodyIsCutOff(t *testing.T) {
+	t.Parallel()
 	h := contractHost(t)
 	pr, pw := io.Pipe()
 	sent := make(chan int64, 1)
@@ -303,6 +307,7 @@ type zeros struct{}
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
 func TestQueueFullAnswers429WithRetryAfter(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "", "--workers", "1", "--queue", "1")
 	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
@@ -336,6 +341,7 @@ func TestQueueFullAnswers429WithRetryAfter(t *testing.T) {
 }
 
 func TestTimeoutAndCrashesLeaveTheHostServing(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "", "--workers", "1", "--job-timeout", "1s")
 	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})

@@ -20,6 +20,7 @@ import (
 // docs/openapi.json is that document (TRACECRAFT_UPDATE_DOCS=1 rewrites it). The README
 // and docs/errors.md are checked against the table in package fault.
 func TestTheErrorTableIsTheOneEveryDocumentShows(t *testing.T) {
+	t.Parallel()
 	plugins := t.TempDir()
 	for _, e := range []string{"tracecraft", "vtracer", "potrace", "tracecraft2", "potrace2", "centerline"} {
 		testbin.Install(t, testbin.Build(t, "./plugins/"+e), plugins, e)

@@ -93,6 +93,12 @@ var listening = regexp.MustCompile(`listening: addr=(\S+)`)
 
 // startHost runs the host on a free port with the plugins folder and extra flags, and
 // stops it (SIGTERM) when the test ends.
+//
+// The tests that start hosts run in parallel (t.Parallel, at most -parallel at once,
+// GOMAXPROCS by default): each host has a port of its own (127.0.0.1:0), a data folder
+// of its own (t.TempDir, unless the test shares one between its own hosts), a database
+// of its own (pgtest.FreshDatabase) and a cgroup of its own; a test that needs the whole
+// process to itself (counting goroutines) does not call t.Parallel.
 func startHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host {
 	t.Helper()
 	h := spawnHost(t, pluginsDir, dataDir, flags...)

@@ -6,6 +6,7 @@
 //	tracecraft keys list                           list keys (never the keys themselves)
 //	tracecraft keys revoke NAME                    revoke a key; a running server honours it at once
 //	tracecraft trace [--settings JSON] IN > OUT    trace one image without a server
+//	tracecraft trace -j N -o DIR IN... | FOLDER    trace several images into DIR
 //
 // Every flag can also be set with the environment variable TRACECRAFT_<FLAG> (upper
 // case, dashes as underscores); a flag on the command line wins.
@@ -30,8 +31,10 @@ const usage = `usage:
   tracecraft keys create --name NAME [flags]    issue an API key; prints it alone on stdout
   tracecraft keys list [flags]                  list keys: name, created, last used, revoked
   tracecraft keys revoke NAME [flags]           revoke a key
-  tracecraft trace [--settings JSON] [flags] IN [> OUT.svg]
+  tracecraft trace [--settings JSON] [flags] IN|- [> OUT.svg]
                                                 trace one image through the plugins, no server
+  tracecraft trace [--settings JSON] [-j N] -o DIR IN... | FOLDER...
+                                                trace several images, N at a time, into DIR
   tracecraft version                            print the version
 
 Run "tracecraft COMMAND -h" for a command's flags. Every flag can also be set as the

@@ -18,7 +18,8 @@ import (
 // TestMainServesInProcessAndLeavesNoGoroutine runs the serve command as a Main value in
 // the test process (no plugins, an embedded store), asks it for its health, stops it by
 // ending its context and checks that Run returned and every goroutine it started has
-// ended, the SIGHUP watcher included.
+// ended, the SIGHUP watcher included. It does not run in parallel with the other tests:
+// it counts the test process's goroutines, theirs included.
 func TestMainServesInProcessAndLeavesNoGoroutine(t *testing.T) {
 	// The runtime's signal loop starts with the first signal.Notify and never ends:
 	// start it before counting.

@@ -84,6 +84,7 @@ func (s scrape) labelValues(label string) map[string]bool {
 }
 
 func TestMetricsCountRequestsJobsLanesAndEngineProcesses(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "tracecraft", "vtracer", "potrace")
 	data := t.TempDir()
 	h := startHost(t, dir, data, "--workers", "1", "--job-timeout", "2s")

@@ -58,6 +58,7 @@ func usageTotal(t *testing.T, h *host, key string) map[string]any {
 }
 
 func TestTwoHostsOnOneDatabaseCountEveryRequestExactly(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.FreshDatabase(t)
 	hosts := startHostsOn(t, 2, dsn, "--workers", "2", "--queue", "64")
 
@@ -140,6 +141,7 @@ func TestTwoHostsOnOneDatabaseCountEveryRequestExactly(t *testing.T) {
 }
 
 func TestKeyRevokedOnTheSharedDatabaseIsRefusedByEveryHostWithinASecond(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.FreshDatabase(t)
 	hosts := startHostsOn(t, 3, dsn, "--workers", "1")
 	key := createKey(t, dsn, "acme")
@@ -170,6 +172,7 @@ func TestKeyRevokedOnTheSharedDatabaseIsRefusedByEveryHostWithinASecond(t *testi
 }
 
 func TestKeyedRequestsGet503WhileTheDatabaseIsDownAndRecover(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.FreshDatabase(t)
 	proxy := pgtest.NewProxy(t, dsn)
 	h := startHostsOn(t, 1, pgtest.WithHost(t, dsn, proxy.Addr))[0]
@@ -233,6 +236,7 @@ func TestKeyedRequestsGet503WhileTheDatabaseIsDownAndRecover(t *testing.T) {
 }
 
 func TestHealthNamesTheEmbeddedStoreByDefault(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, newPlugins(t, "testengine"), "")
 	r := h.get("/api/health")
 	st, _ := r.json["store"].(map[string]any)
@@ -256,6 +260,7 @@ func httpDo(req *http.Request) (reply, error) {
 }
 
 func TestHostStartedDuringADatabaseOutageServesThePublicLaneThenOpensTheDatabase(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.FreshDatabase(t)
 	key := createKey(t, dsn, "acme") // also applies the migrations
 	proxy := pgtest.NewProxy(t, dsn)

@@ -104,6 +104,7 @@ func openAPIHost(t *testing.T, flags ...string) (*host, string) {
 }
 
 func TestTheOpenAPIDocumentIsValidAndDescribesEveryServedRoute(t *testing.T) {
+	t.Parallel()
 	h, _ := openAPIHost(t)
 	s := fetchSpec(t, h)
 
@@ -115,7 +116,13 @@ func TestTheOpenAPIDocumentIsValidAndDescribesEveryServedRoute(t *testing.T) {
 	for _, rt := range routes {
 		path := oasPath(rt.Path)
 		served[rt.Method+" "+path] = true
-		if s.operation(rt.Method, path) == nil {
+		if api.IsAsset(path) {
+			// The page's assets change names every build: a client generator would make
+			// methods of them whose names change too.
+			if s.operation(rt.Method, path) != nil {
+				t.Errorf("%s %s, an asset of the page, is in the document", rt.Method, path)
+			}
+		} else if s.operation(rt.Method, path) == nil {
 			t.Errorf("%s %s is served but not described in the document", rt.Method, path)
 		}
 		// The route list is the real host's: each route answers there, not with 404 or 405.
@@ -152,6 +159,7 @@ func TestTheOpenAPIDocumentIsValidAndDescribesEveryServedRoute(t *testing.T) {
 }
 
 func TestTheOpenAPISettingsFollowTheInstalledEngines(t *testing.T) {
+	t.Parallel()
 	h, _ := openAPIHost(t)
 	s := fetchSpec(t, h)
 
@@ -217,6 +225,7 @@ func TestTheOpenAPISettingsFollowTheInstalledEngines(t *testing.T) {
 }
 
 func TestRealAnswersMatchTheOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	h, data := openAPIHost(t, "--job-timeout", "2s")
 	key, errOut, code := tracecraft(t, nil, "keys", "create", "--name", "openapi", "--data-dir", data)
 	if code != 0 {

@@ -45,6 +45,7 @@ var hostileOutputs = []struct{ output, problem string }{
 }
 
 func TestHostRefusesHostileSVGs(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testbin.Install(t, rogueEngine(t, "rogue", false), dir, "rogue")
 	testbin.Install(t, rogueEngine(t, "checked", true), dir, "checked")
@@ -95,6 +96,7 @@ func TestHostRefusesHostileSVGs(t *testing.T) {
 // with each bundled engine, through the host, which checks every SVG: all must be
 // answered 200 (and pass svg.Check here again).
 func TestBundledEnginesCorpusPassesTheOutputCheck(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("traces the whole corpus")
 	}
@@ -183,6 +185,7 @@ func BenchmarkBigSVGPeakRSS(b *testing.B) {
 }
 
 func TestOutputOverTheLimitIsRefusedWithoutNamingTheEngine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testbin.Install(t, rogueEngine(t, "rogue", true), dir, "rogue")
 	h := startHost(t, dir, "", "--max-svg", strconv.Itoa(2<<20))

@@ -32,6 +32,7 @@ import (
 )
 
 func TestKeysLanesAndUsage(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	data := t.TempDir()
 	h := startHost(t, dir, data, "--workers", "2")
@@ -140,6 +141,7 @@ func jsonObject(t *testing.T, s string) map[string]any {
 // TestPluginsDieWithTheHost kills the host with SIGKILL: its engine processes must not
 // outlive it.
 func TestPluginsDieWithTheHost(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "alpha", "beta")
 	h := startHost(t, dir, "")
 	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
@@ -169,6 +171,7 @@ func TestPluginsDieWithTheHost(t *testing.T) {
 }
 
 func TestEnginesReloadWithoutRestart(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "", "--workers", "1", "--log-level", "debug")
 	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
@@ -281,6 +284,7 @@ func erase[P any](e sdk.Engine[P]) erased {
 // HTTP and the trace command, with each parameter changed in turn: both give exactly
 // what the engine's package gives.
 func TestBundledEnginesThroughTheService(t *testing.T) {
+	t.Parallel()
 	engines := []struct {
 		name   string
 		engine erased
@@ -350,6 +354,7 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 }
 
 func TestTraceCommandReportsBadInput(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	tmp := t.TempDir()
 	good := filepath.Join(tmp, "good.png")
@@ -377,6 +382,7 @@ func TestTraceCommandReportsBadInput(t *testing.T) {
 // TestEngineKilledFromOutside kills the engine process with SIGKILL in the middle of a
 // job: the job is answered 500 engine_crashed and the next one succeeds.
 func TestEngineKilledFromOutside(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, newPlugins(t, "testengine"), "", "--workers", "1")
 	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	done := make(chan reply, 1)
@@ -402,6 +408,7 @@ func TestEngineKilledFromOutside(t *testing.T) {
 // TestLargestImagesPass sends a file just under 10 MB and an image of 40 megapixels: both
 // cross the gRPC connection to the engine and are traced.
 func TestLargestImagesPass(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, newPlugins(t, "testengine"), "", "--workers", "1")
 	big := noisePNG(t, 1600, 1600)
 	if len(big) < 10_000_000 || len(big) > 10<<20 {
@@ -420,6 +427,7 @@ func TestLargestImagesPass(t *testing.T) {
 // engine's schema: the host silently leaves out preset parameters an engine does not
 // take (for replaced engines), so a typo here would go unnoticed.
 func TestPresetsFitTheBundledEngines(t *testing.T) {
+	t.Parallel()
 	bundled := map[string]sdk.Descriptor{"potrace": potrace.New().Describe(), "vtracer": vtracer.New().Describe(), "tracecraft": tcengine.New().Describe()}
 	for _, p := range selector.Presets() {
 		e, ok := bundled[p.Engine]

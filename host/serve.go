@@ -7,11 +7,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -43,6 +45,7 @@ type serveConfig struct {
 	crashWindow  time.Duration
 	crashBackoff time.Duration
 	containment  string
+	corsOrigins  string
 }
 
 // serve runs the HTTP service until ctx ends (SIGINT or SIGTERM), then drains it.
@@ -92,6 +95,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&cfg.crashWindow, "crash-window", time.Minute, "the window of --crash-limit")
 	fs.DurationVar(&cfg.crashBackoff, "crash-backoff", 30*time.Second, "how long a failing engine's jobs are refused (503) before it is tried again; doubled when it fails again, up to 16 times")
 	fs.StringVar(&cfg.containment, "containment", string(engines.ContainAuto), "how what an engine starts dies with it: auto (cgroup v2 where the host may create one, else process groups), cgroup (refuse to start without it) or pgroup")
+	fs.StringVar(&cfg.corsOrigins, "cors-origins", "", `origins whose web pages may call the API from a browser, comma-separated ("https://app.example.com,https://*.example.org"), or "*" for any; empty allows none`)
 	cfg.storeFlags(fs)
 	cfg.engineFlags(fs)
 	cfg.logFlags(fs)
@@ -105,6 +109,10 @@ func (m *Main) ParseFlags(args []string) error {
 	}
 	if cfg.workers < 1 || cfg.queue < 0 || cfg.maxUpload < 1 || cfg.maxPixels < 1 || cfg.jobTimeout <= 0 || cfg.uploadMemory < cfg.maxUpload {
 		fmt.Fprintln(m.Stderr, "tracecraft serve: --workers must be at least 1, --queue at least 0, --max-upload, --max-pixels and --job-timeout positive, --upload-memory at least --max-upload")
+		return errUsage
+	}
+	if _, err := parseOrigins(cfg.corsOrigins); err != nil {
+		fmt.Fprintf(m.Stderr, "tracecraft serve: --cors-origins: %v\n", err)
 		return errUsage
 	}
 	if _, err := engines.ParseContainment(cfg.containment); err != nil {
@@ -181,6 +189,7 @@ func (m *Main) Open(ctx context.Context) error {
 		Logger:     httpLog,
 		Metrics:    mets,
 	}
+	m.api.CORSOrigins, _ = parseOrigins(cfg.corsOrigins)
 	// Closed in reverse: the lanes finish their jobs before the image files go.
 	m.closers = append(m.closers, m.api.ImageFiles.Close, m.public.Close, m.keyed.Close)
 
@@ -272,6 +281,33 @@ func (m *Main) Close() error {
 	}
 	m.closers = nil
 	return nil
+}
+
+// parseOrigins reads the --cors-origins list: "*", or origins as a browser sends them
+// (scheme://host[:port], no path), where the host may start with "*." for any
+// subdomain.
+func parseOrigins(list string) ([]string, error) {
+	var out, bad []string
+	for _, o := range strings.Split(list, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o == "*" {
+			out = append(out, o)
+			continue
+		}
+		u, err := url.Parse(strings.Replace(o, "://*.", "://wildcard.", 1))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
+			bad = append(bad, fmt.Sprintf("%q", o))
+			continue
+		}
+		out = append(out, o)
+	}
+	if len(bad) > 0 {
+		return nil, fmt.Errorf("%s: an origin is scheme://host[:port] with no path (e.g. https://app.example.com), or *", strings.Join(bad, ", "))
+	}
+	return out, nil
 }
 
 // storeRetry is how often a host that started without its database tries again.

@@ -17,6 +17,7 @@ import (
 // and checks that /api/health, which anyone may read, says why in the host's words,
 // without file paths or go-plugin's text, while the log has the whole error.
 func TestHealthShowsNoRawLoadErrors(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "")
 	testbin.Install(t, testbin.TestEngine(t, "future", "protocol9"), dir, "future")
@@ -58,6 +59,7 @@ func TestHealthShowsNoRawLoadErrors(t *testing.T) {
 // folder, executable, and pauses past the watcher's debounce: the host must wait, not
 // run it, and load it once the copy completes.
 func TestAHalfCopiedEngineIsNotLoaded(t *testing.T) {
+	t.Parallel()
 	dir := newPlugins(t, "testengine")
 	h := startHost(t, dir, "")
 	bin, err := os.ReadFile(testbin.TestEngine(t, "late", ""))
@@ -93,6 +95,7 @@ func TestAHalfCopiedEngineIsNotLoaded(t *testing.T) {
 // failing in /api/health and its jobs get 503 engine_unavailable with Retry-After, while
 // another engine keeps serving; after the back-off it is tried again.
 func TestACrashLoopIsRefusedForAWhile(t *testing.T) {
+	t.Parallel()
 	h := startHost(t, newPlugins(t, "testengine", "other"), "", "--crash-limit", "3", "--crash-window", "1m", "--crash-backoff", "3s")
 	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
 	for i := range 3 {

@@ -14,6 +14,7 @@ import (
 // recoloured in the contrasting colour, over the whole original; turning it off
 // restores the SVG's own colours.
 func TestWebPageDrawsStrokesOverTheOriginal(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	plugins := t.TempDir()
 	testbin.Install(t, testbin.Build(t, "./plugins/centerline"), plugins, "centerline")

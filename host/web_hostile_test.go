@@ -50,6 +50,7 @@ func (l *pwnLog) seen() []string {
 // way by the browser itself (the API's answer is replaced in flight), since the host
 // would refuse it.
 func TestHostileSVGCannotRunInTheBrowser(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	h := startHost(t, newPlugins(t, "testengine"), "")
 

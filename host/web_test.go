@@ -295,6 +295,7 @@ func openBrowser(t *testing.T, browser string) *browserPage {
 }
 
 func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	plugins := t.TempDir()
 	for _, e := range []string{"tracecraft", "vtracer", "potrace"} {
@@ -500,6 +501,7 @@ func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
 }
 
 func TestWebPageExplainsABusyServiceAndAStoppedTrace(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	// busy has one worker and no waiting places, so one job held from here fills its
 	// public lane; slow stops jobs after a second.

@@ -33,6 +33,19 @@ type Engine[P any] interface {
 	Trace(ctx context.Context, img *image.NRGBA, params P) ([]byte, error)
 }
 
+// MemoryBounded is an optional interface of an Engine that knows how much memory it
+// keeps alive per pixel. Go's collector lets the heap grow to twice what was alive after
+// the last collection, so a large job's garbage can double the process's peak; with
+// JobMemory the plugin's server sets the runtime's soft memory limit
+// (debug.SetMemoryLimit) to JobMemory(width*height) for the duration of each Trace, the
+// collector then runs before the process grows past it, and the limit is lifted after
+// the job (a lower limit the operator set with GOMEMLIMIT stays). A bound below what the
+// job really keeps alive only makes the collector run more often; it never fails a job.
+// 0 means no bound.
+type MemoryBounded interface {
+	JobMemory(pixels int) int64
+}
+
 // Stability says whether an engine is offered as stable or as an experiment. The host
 // lists stable engines in the schema's "engines" and experimental ones in
 // "experimentalEngines".

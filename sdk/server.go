@@ -28,8 +28,9 @@ type server struct {
 	tracev1.UnimplementedEngineServer
 	desc Descriptor
 	// trace decodes the given parameters into the engine's struct and runs its Trace.
-	trace  func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
-	logger hclog.Logger
+	trace     func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
+	jobMemory func(pixels int) int64 // see MemoryBounded; nil: no bound
+	logger    hclog.Logger
 	// mu serialises the work: a plugin process runs one job at a time, so that the host's
 	// pool accounting (one process, one job) holds even if a caller misbehaves.
 	mu sync.Mutex
@@ -61,6 +62,22 @@ func (s *server) jobDone() {
 			releaseMemory()
 		}
 	})
+}
+
+// boundMemory sets the runtime's soft memory limit for a job on an image of pixels
+// pixels, as the engine's JobMemory asks, unless a lower limit is set; the function it
+// returns puts the previous limit back.
+func (s *server) boundMemory(pixels int) (restore func()) {
+	if s.jobMemory == nil {
+		return func() {}
+	}
+	lim := s.jobMemory(pixels)
+	prev := debug.SetMemoryLimit(-1)
+	if lim <= 0 || lim >= prev {
+		return func() {}
+	}
+	debug.SetMemoryLimit(lim)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // releaseMemory collects the garbage and returns the freed memory to the system. The
@@ -98,13 +115,15 @@ func (s *server) keep(img *image.NRGBA) {
 }
 
 func newServer(b bound, logger hclog.Logger) *server {
-	return &server{desc: b.desc, trace: b.trace, logger: logger}
+	return &server{desc: b.desc, trace: b.trace, jobMemory: b.jobMemory, logger: logger}
 }
 
 // bound is an engine with its parameter struct type erased, as the server runs it.
 type bound struct {
 	desc  Descriptor
 	trace func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error)
+	// jobMemory is the engine's MemoryBounded.JobMemory, or nil.
+	jobMemory func(pixels int) int64
 }
 
 // bind erases e's parameter type; the error says why its description does not match
@@ -125,11 +144,15 @@ func bind[P any](e Engine[P]) (bound, error) {
 	if !same {
 		return bound{desc: desc}, fmt.Errorf("engine %q: Descriptor.Params is not sdk.Describe[%s]()", desc.Name, reflect.TypeFor[P]())
 	}
-	return bound{desc: desc, trace: func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error) {
+	b := bound{desc: desc, trace: func(ctx context.Context, img *image.NRGBA, given map[string]any) ([]byte, error) {
 		var p P
 		s.fill(reflect.ValueOf(&p).Elem(), given)
 		return e.Trace(ctx, img, p)
-	}}, nil
+	}}
+	if m, ok := any(e).(MemoryBounded); ok {
+		b.jobMemory = m.JobMemory
+	}
+	return b, nil
 }
 
 // Describe returns the engine's description.
@@ -163,7 +186,9 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 	if err := ctx.Err(); err != nil {
 		return nil, status.FromContextError(err).Err()
 	}
+	restore := s.boundMemory(img.Rect.Dx() * img.Rect.Dy())
 	out, err := s.trace(withLogger(ctx, s.logger), img, given)
+	restore()
 	traced := time.Now()
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {

@@ -41,14 +41,14 @@ func plan(r *http.Request, job tracing.Job) (output.Answer, error) {
 }
 
 // writeBare writes the file itself as the answer, with the tracing headers.
-func writeBare(c *gin.Context, ans output.Answer, file output.File, res tracing.Result, originalSize int) {
+func writeBare(c *gin.Context, t traced) {
 	h := c.Writer.Header()
-	h.Set("X-Tracecraft-Engine", res.Engine)
-	h.Set("X-Tracecraft-Engine-Version", res.EngineVersion)
-	h.Set("X-Tracecraft-Preset", res.Preset)
-	h.Set("X-Tracecraft-Original-Size", strconv.Itoa(originalSize))
-	h.Set("Content-Disposition", `inline; filename="`+fileName(ans.Format)+`"`)
-	c.Data(http.StatusOK, ans.MediaType, file.Data)
+	h.Set("X-Tracecraft-Engine", t.Engine)
+	h.Set("X-Tracecraft-Engine-Version", t.EngineVersion)
+	h.Set("X-Tracecraft-Preset", t.Preset)
+	h.Set("X-Tracecraft-Original-Size", strconv.Itoa(t.OriginalSize))
+	h.Set("Content-Disposition", `inline; filename="`+fileName(t.Answer.Format)+`"`)
+	c.Data(http.StatusOK, t.Answer.MediaType, t.File.Data)
 }
 
 // fileOf returns the JSON answer's file fields.

@@ -1,6 +1,8 @@
 package api
 
 import (
+	"strings"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/tracecraft/tracecraft/host/internal/openapi"
@@ -14,9 +16,25 @@ func (s *Server) openAPI(c *gin.Context) {
 		Catalog:    s.Tracing.Catalog(),
 		MaxBytes:   s.Limits.MaxBytes,
 		MaxPixels:  s.Limits.MaxPixels,
-		Pages:      s.pages,
+		Pages:      documentedPages(s.pages),
 	}))
 }
 
 // Routes lists the method and path template of every route the handler serves.
 func (s *Server) Routes() gin.RoutesInfo { return s.router().Routes() }
+
+// documentedPages are the page paths the OpenAPI document lists: the page, not its
+// assets (IsAsset), whose names change with every build.
+func documentedPages(pages []string) []string {
+	var out []string
+	for _, p := range pages {
+		if !IsAsset(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// IsAsset reports whether path is one of the web page's assets, served under a name
+// holding its content's hash.
+func IsAsset(path string) bool { return strings.HasPrefix(path, "/assets/") }

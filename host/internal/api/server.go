@@ -49,6 +49,9 @@ type Server struct {
 	Metrics *metrics.Metrics
 	// Now returns the time, for /api/usage's default dates; nil means time.Now.
 	Now func() time.Time
+	// CORSOrigins are the origins whose pages may call the API from a browser ("*" for
+	// any); none answers no CORS preflight.
+	CORSOrigins []string
 
 	// pages are the URL paths of the web page, set when the handler is built.
 	pages []string
@@ -61,8 +64,9 @@ func (s *Server) now() time.Time {
 	return time.Now()
 }
 
-// Handler returns the service's HTTP handler.
-func (s *Server) Handler() http.Handler { return s.router() }
+// Handler returns the service's HTTP handler: the router, its answers compressed for
+// clients that accept it.
+func (s *Server) Handler() http.Handler { return compress(s.router()) }
 
 // router builds the Gin engine that Handler returns and Routes lists.
 func (s *Server) router() *gin.Engine {
@@ -77,6 +81,9 @@ func (s *Server) router() *gin.Engine {
 		r.Use(s.countRequests)
 	}
 	r.Use(s.logRequests, s.recoverPanics)
+	if len(s.CORSOrigins) > 0 {
+		r.Use(corsMiddleware(s.CORSOrigins))
+	}
 	r.POST("/api/vectorize", s.vectorize)
 	r.GET("/api/schema", s.schema)
 	r.GET("/api/health", s.health)

@@ -144,15 +144,14 @@ func (s *Server) vectorize(c *gin.Context) {
 		fail(err)
 		return
 	}
-	// The conversion into the output format is part of the job: in its worker, under its
-	// time limit.
-	var file output.File
-	job.Finish = func(ctx context.Context, res tracing.Result) (err error) {
-		file, err = output.Convert(ctx, res.SVG, ans.Format, job.Settings.Output.Size)
-		return err
-	}
 
-	res, err := req.Trace(ctx, job)
+	var file output.File
+	res, err := req.Trace(ctx, job, func(jobCtx context.Context, res tracing.Result) error {
+		// The conversion is part of the job: in its worker, under its time limit.
+		var err error
+		file, err = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size)
+		return err
+	})
 	c.Set(logQueue, ms(req.Queued()))
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -171,29 +170,28 @@ func (s *Server) vectorize(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.answer(c, traced{Result: res, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total, Answer: ans, File: file})
+	s.answer(c, traced{Result: res, Answer: ans, File: file, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
 }
 
 // traced is a traced request, as the answer tells it.
 type traced struct {
 	tracing.Result
+	// Answer is the form the client asked for; File the output in its format.
+	Answer output.Answer
+	File   output.File
 	// OriginalSize is the uploaded image's size in bytes.
 	OriginalSize int
 	// Lane names the lane the job ran in.
 	Lane string
 	// Queued is the job's wait in the lane; Total the request's time up to the answer.
 	Queued, Total time.Duration
-	// Answer is the form negotiated (JSON or a bare file, and the format); File the
-	// converted file, whose SVG field is the SVG the answer carries.
-	Answer output.Answer
-	File   output.File
 }
 
-// answer writes a traced request's answer in the form the client asked for (see plan):
-// the bare file, or JSON with the SVG, the file and what made them.
+// answer writes a traced request's answer in the form the client asked for: the bare
+// file, or JSON with the SVG (and the file of another format) and what made it.
 func (s *Server) answer(c *gin.Context, t traced) {
 	if t.Answer.Bare {
-		writeBare(c, t.Answer, t.File, t.Result, t.OriginalSize)
+		writeBare(c, t)
 		return
 	}
 	s.answerJSON(c, t)

@@ -27,7 +27,9 @@ type Service struct {
 	Catalog settings.Catalog
 	// MaxBytes and MaxPixels bound an uploaded image.
 	MaxBytes, MaxPixels int64
-	// Pages are the URL paths of the web page and its assets, answered to GET and HEAD.
+	// Pages are the URL paths of the web page, answered to GET and HEAD. Its assets,
+	// whose names change with their content, are left out: a client generator would
+	// make methods of them whose names change every build.
 	Pages []string
 }
 
@@ -108,7 +110,8 @@ func pageItem(p string) obj {
 	}
 	what := "An asset of the web page (its name holds its content's hash, so it is cached for a year)"
 	if p == "/" {
-		what = "The web page: trace an image by hand through this API"
+		what = "The web page: trace an image by hand through this API. Its scripts, styles and icon are served " +
+			"under /assets/ with names holding their content's hash, which change every build; they are not listed here"
 	}
 	op := func(method string) obj {
 		return obj{
@@ -189,12 +192,29 @@ func errorResponses(codes []string) obj {
 		out[fmt.Sprint(st)] = obj{
 			"description": "Error codes:\n" + strings.Join(lines, "\n"),
 			"headers":     h,
-			"content": jsonContent(obj{"allOf": []any{ref("schemas", "Error"), obj{
-				"properties": obj{"error": obj{"properties": obj{"code": obj{"enum": cs}}}},
-			}}}),
+			"content":     jsonContent(errorBody(cs)),
 		}
 	}
 	return out
+}
+
+// errorBody is the schema of an error body whose code is one of codes: the Error
+// component spelled out rather than extended with allOf, which client generators turn
+// into a type that keeps only the code.
+func errorBody(codes []string) obj {
+	return obj{
+		"type":     "object",
+		"required": []string{"error"},
+		"properties": obj{"error": obj{
+			"type":     "object",
+			"required": []string{"code", "message"},
+			"properties": obj{
+				"code":    obj{"type": "string", "enum": codes, "description": "A code a program can branch on."},
+				"message": obj{"type": "string", "description": "What went wrong and what to do, for a person."},
+				"details": obj{"type": "array", "items": ref("schemas", "ErrorDetail"), "description": "Every problem found."},
+			},
+		}},
+	}
 }
 
 func (s Service) vectorizeOp() obj {
@@ -376,7 +396,7 @@ func (s Service) settingsSchemas(out obj) {
 			"type":        obj{"type": "string", "enum": []string{string(sdk.Number), string(sdk.Enum), string(sdk.Boolean), string(sdk.String)}},
 			"min":         obj{"type": "number"},
 			"max":         obj{"type": "number"},
-			"default":     obj{"type": []string{"number", "string", "boolean"}},
+			"default":     obj{"oneOf": []any{obj{"type": "number"}, obj{"type": "string"}, obj{"type": "boolean"}}},
 			"step":        obj{"type": "number", "description": "A hint for user interfaces; values between steps are accepted."},
 			"values":      obj{"type": "array", "items": obj{"type": "string"}},
 			"description": obj{"type": "string"},

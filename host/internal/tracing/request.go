@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
@@ -79,14 +80,29 @@ func (r *Request) Close() {
 func (r *Request) Received(bytes int) { r.input = int64(bytes) }
 
 // Trace queues job on the request's lane and, once a worker takes it, traces it with
-// Run. It returns ctx's error when ctx ends while the job waits; once the job has
-// started, it returns when the engine is done with it or killed.
-func (r *Request) Trace(ctx context.Context, job Job) (Result, error) {
+// Run, then calls then (if not nil) with the result in the same worker, under the same
+// job context and time limit: the place for work that belongs to the job, such as
+// converting the SVG to the answer's format. It returns ctx's error when ctx ends while
+// the job waits; once the job has started, it returns when the engine is done with it or
+// killed and then has returned.
+func (r *Request) Trace(ctx context.Context, job Job, then func(ctx context.Context, res Result) error) (Result, error) {
 	r.pixels = job.Info.Pixels()
 	var res Result
 	var jobErr error
 	queued, err := r.lane.Do(ctx, r.caller.KeyName, func(jobCtx context.Context) {
+		if r.s.JobTimeout > 0 {
+			// One limit for the trace and then together (Run also bounds the trace alone).
+			var cancel context.CancelFunc
+			jobCtx, cancel = context.WithTimeout(jobCtx, r.s.JobTimeout)
+			defer cancel()
+		}
 		res, jobErr = r.s.Run(jobCtx, job)
+		if jobErr == nil && then != nil {
+			jobErr = then(jobCtx, res)
+			if jobErr != nil && errors.Is(jobCtx.Err(), context.DeadlineExceeded) {
+				jobErr = fault.Wrap(jobErr, fault.JobTimeout, "the job passed the time limit (%s per job) while its answer was prepared", r.s.JobTimeout)
+			}
+		}
 	})
 	r.queued = queued
 	if err == nil {

@@ -160,7 +160,7 @@ func TestAdmitRefusesWhenTheLaneIsFull(t *testing.T) {
 	done := make(chan error, 2)
 	for range 2 {
 		go func() {
-			_, err := s.Begin(Caller{}).Trace(context.Background(), job)
+			_, err := s.Begin(Caller{}).Trace(context.Background(), job, nil)
 			done <- err
 		}()
 	}
@@ -219,7 +219,7 @@ func TestTraceRunsTheJobOnTheEngine(t *testing.T) {
 			if tt.timeout > 0 {
 				s.JobTimeout = tt.timeout
 			}
-			res, err := s.Begin(Caller{}).Trace(context.Background(), jobOf(t, s, tt.settings))
+			res, err := s.Begin(Caller{}).Trace(context.Background(), jobOf(t, s, tt.settings), nil)
 			if tt.code == "" {
 				if err != nil {
 					t.Fatalf("Trace: %v", err)
@@ -250,7 +250,7 @@ func TestTraceGivesUpWhenTheCallerDoesWhileQueued(t *testing.T) {
 	job := jobOf(t, s, `{"engine":"fake"}`)
 	busy := make(chan error, 1)
 	go func() {
-		_, err := s.Begin(Caller{}).Trace(context.Background(), job)
+		_, err := s.Begin(Caller{}).Trace(context.Background(), job, nil)
 		busy <- err
 	}()
 	for s.Public.Stats().Busy < 1 {
@@ -259,7 +259,7 @@ func TestTraceGivesUpWhenTheCallerDoesWhileQueued(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	req := s.Begin(Caller{})
-	_, err := req.Trace(ctx, job)
+	_, err := req.Trace(ctx, job, nil)
 	if !errors.Is(err, context.DeadlineExceeded) || req.Queued() < 20*time.Millisecond {
 		t.Errorf("got %v after %s queued, want the context's error after at least 20ms", err, req.Queued())
 	}
@@ -284,7 +284,7 @@ func TestRecordCountsKeyedRequests(t *testing.T) {
 
 	req := s.Begin(Caller{KeyID: 42, KeyName: "alice"})
 	req.Received(len(job.Image))
-	res, err := req.Trace(context.Background(), job)
+	res, err := req.Trace(context.Background(), job, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,24 +353,24 @@ func TestBudgetTakesWhatFits(t *testing.T) {
 	none.Give(1)
 }
 
-// TestTraceRunsTheFinishStepInTheJob checks that a job's Finish step (the output
-// conversion) sees the traced result, that its error is the job's, and that it runs
-// under the job time limit.
-func TestTraceRunsTheFinishStepInTheJob(t *testing.T) {
+// TestTraceRunsThenInTheJob checks that Trace's then step (the output conversion) sees
+// the traced result, that its error is the job's, and that it runs under the job time
+// limit.
+func TestTraceRunsThenInTheJob(t *testing.T) {
 	s := newService(t, &fakeEngines{}, 1<<20, &fakeLedger{})
 	job := jobOf(t, s, `{"engine":"fake"}`)
 	var seen string
-	job.Finish = func(ctx context.Context, res Result) error { seen = string(res.SVG); return nil }
-	if _, err := s.Begin(Caller{}).Trace(context.Background(), job); err != nil || seen != "<svg red/>" {
-		t.Errorf("Trace: %v; Finish saw %q, want the traced SVG", err, seen)
+	then := func(ctx context.Context, res Result) error { seen = string(res.SVG); return nil }
+	if _, err := s.Begin(Caller{}).Trace(context.Background(), job, then); err != nil || seen != "<svg red/>" {
+		t.Errorf("Trace: %v; then saw %q, want the traced SVG", err, seen)
 	}
-	job.Finish = func(ctx context.Context, res Result) error { return fault.New(fault.Internal, "no writer") }
-	if _, err := s.Begin(Caller{}).Trace(context.Background(), job); fault.As(err).Code != fault.Internal {
-		t.Errorf("a failed Finish gave %v, want its error", err)
+	then = func(ctx context.Context, res Result) error { return fault.New(fault.Internal, "no writer") }
+	if _, err := s.Begin(Caller{}).Trace(context.Background(), job, then); fault.As(err).Code != fault.Internal {
+		t.Errorf("a failed then gave %v, want its error", err)
 	}
 	s.JobTimeout = 20 * time.Millisecond
-	job.Finish = func(ctx context.Context, res Result) error { <-ctx.Done(); return ctx.Err() }
-	if _, err := s.Begin(Caller{}).Trace(context.Background(), job); fault.As(err).Code != fault.JobTimeout {
-		t.Errorf("a Finish past the time limit gave %v, want job_timeout", err)
+	then = func(ctx context.Context, res Result) error { <-ctx.Done(); return ctx.Err() }
+	if _, err := s.Begin(Caller{}).Trace(context.Background(), job, then); fault.As(err).Code != fault.JobTimeout {
+		t.Errorf("a then past the time limit gave %v, want job_timeout", err)
 	}
 }

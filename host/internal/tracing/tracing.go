@@ -101,10 +101,6 @@ type Job struct {
 	// engines a job runs with are the ones its settings were checked against.
 	Settings settings.Settings
 	Catalog  settings.Catalog
-	// Finish, when set, runs after a successful trace, in the job's worker and under its
-	// time limit: the conversion of the SVG into the output format. Its error is the
-	// job's.
-	Finish func(ctx context.Context, res Result) error
 }
 
 // Run traces a job's image. Errors are *fault.Error values, or ctx's error when the
@@ -151,14 +147,6 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	res.Width, res.Height, res.Decode, res.Trace = out.Width, out.Height, res.Decode+out.Decode, out.TraceResult.Trace
 	if desc, ok := cat.Engine(r.Engine); ok {
 		res.Params = pluginhost.ParamValues(desc, r.Params)
-	}
-	if job.Finish != nil {
-		if err := job.Finish(ctx, res); err != nil {
-			if ctx.Err() == context.DeadlineExceeded && s.JobTimeout > 0 {
-				return res, fault.Wrap(err, fault.JobTimeout, "the job passed the time limit (%s per job) while its output was converted", s.JobTimeout)
-			}
-			return res, err
-		}
 	}
 	return res, nil
 }

@@ -15,7 +15,10 @@ import (
 // Engine is the tracecraft tracer.
 type Engine struct{}
 
-var _ sdk.Engine[Params] = (*Engine)(nil)
+var (
+	_ sdk.Engine[Params] = (*Engine)(nil)
+	_ sdk.MemoryBounded  = (*Engine)(nil)
+)
 
 // New returns the engine.
 func New() *Engine { return &Engine{} }
@@ -34,6 +37,13 @@ type Params struct {
 	OverrideColor    sdk.Explicit[string]  `param:"overrideColor" format:"color" desc:"forces the stroke color in stroke draw styles: any CSS color (hex, rgb(), hsl() or a name); without it each stroke has its shape's colour"`
 	NonScalingStroke bool                  `param:"nonScalingStroke" default:"false" desc:"applies vector-effect non-scaling-stroke: strokes keep their width when the SVG is scaled"`
 }
+
+// JobMemory bounds the memory of a trace of an image of pixels pixels (see
+// sdk.MemoryBounded). The pipeline keeps at most about 11 bytes a pixel alive (the decoded
+// image 4, region labels 4, palette indices and flat marks 3; on a 16.8 MP photograph the
+// live heap peaked at 180 MB); 64 MiB and 14 bytes a pixel leave room for one stage's
+// temporaries, and bring the process's peak on that photograph from 438 MB to about 300 MB.
+func (*Engine) JobMemory(pixels int) int64 { return 64<<20 + 14*int64(pixels) }
 
 // Describe returns the engine's name and parameters.
 func (*Engine) Describe() sdk.Descriptor {

@@ -37,28 +37,59 @@ func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, err
 		pm[k] = [4]float64{float64(c.R) * a / 255, float64(c.G) * a / 255, float64(c.B) * a / 255, a}
 	}
 	out := make([]int16, len(res.Index))
-	for i := range out {
-		out[i] = notEdge
-	}
+	// cell holds what the window scan needs of each pixel in one load: its palette
+	// index when it is flat, Transparent, or notEdge for an opaque edge pixel.
+	cell := make([]int16, len(res.Index))
 	grain := rowGrain(w)
-	cands := make([][]int16, parallel.Workers(h, grain))
-	err := parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+	err := parallel.For(ctx, h, grain, func(_, y0, y1 int) {
+		for i := y0 * w; i < y1*w; i++ {
+			out[i] = notEdge
+			switch k := res.Index[i]; {
+			case k == Transparent:
+				cell[i] = Transparent
+			case res.Flat[i] == 1:
+				cell[i] = k
+			default:
+				cell[i] = notEdge
+			}
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	workers := parallel.Workers(h, grain)
+	cands := make([][]int16, workers)
+	// seen[k] == stamp marks palette entry k as a candidate of the current pixel, so
+	// that the candidates keep their scan order without a search of the list.
+	seens := make([][]uint32, workers)
+	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		cand := cands[worker]
+		if seens[worker] == nil {
+			seens[worker] = make([]uint32, len(res.Palette))
+		}
+		seen := seens[worker]
+		stamp := uint32(0)
 		for y := y0; y < y1; y++ {
 			for x := 0; x < w; x++ {
 				i := y*w + x
-				if res.Flat[i] == 1 || res.Index[i] == Transparent {
-					continue
+				if c := cell[i]; c != notEdge {
+					continue // flat or transparent
 				}
 				cand = cand[:0]
+				stamp++
+				if stamp == 0 {
+					clear(seen)
+					stamp = 1
+				}
 				hasT := false
+				x0, x1 := max(0, x-blendRadius), min(w-1, x+blendRadius)
 				for yy := max(0, y-blendRadius); yy <= min(h-1, y+blendRadius); yy++ {
-					for xx := max(0, x-blendRadius); xx <= min(w-1, x+blendRadius); xx++ {
-						j := yy*w + xx
-						k := res.Index[j]
-						if k == Transparent {
+					for _, k := range cell[yy*w+x0 : yy*w+x1+1] {
+						switch {
+						case k == Transparent:
 							hasT = true
-						} else if res.Flat[j] == 1 && !hasIndex(cand, k) {
+						case k >= 0 && seen[k] != stamp:
+							seen[k] = stamp
 							cand = append(cand, k)
 						}
 					}
@@ -167,13 +198,4 @@ func dist4(a, b [4]float64) float64 {
 		s += d * d
 	}
 	return math.Sqrt(s)
-}
-
-func hasIndex(list []int16, k int16) bool {
-	for _, v := range list {
-		if v == k {
-			return true
-		}
-	}
-	return false
 }

@@ -6,6 +6,7 @@ package quantize
 
 import (
 	"context"
+	"encoding/binary"
 	"image"
 	"image/color"
 	"math"
@@ -75,7 +76,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	res.FlatFraction = float64(flat) / float64(opaque)
 	if res.FlatFraction < minFlatFraction {
 		// Texture everywhere (a photograph): every pixel counts alike.
-		if err := buildPalette(ctx, img, res, nil, 1, maxColors); err != nil {
+		if err := buildPalette(ctx, img, res, nil, true, maxColors); err != nil {
 			return nil, err
 		}
 		if err := reassignEdges(ctx, img, res, nil); err != nil {
@@ -86,7 +87,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	// Flat colours first: the palette of the flat pixels alone, then every edge pixel
 	// that is a blend of nearby flat colours is settled. Edge pixels that are no
 	// blend (thin lines, small text) join the histogram for the final palette.
-	if err := buildPalette(ctx, img, res, nil, 0, maxColors); err != nil {
+	if err := buildPalette(ctx, img, res, nil, false, maxColors); err != nil {
 		return nil, err
 	}
 	blended, err := assignBlends(ctx, pm, res)
@@ -101,7 +102,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	}
 	// When nearly every edge pixel is a blend, the flat palette is the palette.
 	if float64(unexplainedPixels) > maxUnexplained*float64(opaque) {
-		if err := buildPalette(ctx, img, res, blended, 0, maxColors); err != nil {
+		if err := buildPalette(ctx, img, res, blended, false, maxColors); err != nil {
 			return nil, err
 		}
 		if blended, err = assignBlends(ctx, pm, res); err != nil {
@@ -123,9 +124,9 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 }
 
 // buildPalette sets res's palette to at most maxColors colours of the pixels histogram
-// counts (with blended and edgeWeight) and assigns every pixel to it.
-func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, edgeWeight float64, maxColors int) error {
-	bins, err := histogram(ctx, img, res.Flat, blended, edgeWeight)
+// counts (with blended and countEdges) and assigns every pixel to it.
+func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, countEdges bool, maxColors int) error {
+	bins, err := histogram(ctx, img, res.Flat, blended, countEdges)
 	if err != nil {
 		return err
 	}
@@ -162,8 +163,13 @@ func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended [
 func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
 // premultiply returns img's pixels premultiplied by alpha, 4 bytes a pixel, rows packed.
+// An opaque image with packed rows is its own premultiplied form and is returned as it is
+// (a photograph saves 4 bytes a pixel); the result must not be changed.
 func premultiply(ctx context.Context, img *image.NRGBA) ([]uint8, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
+	if img.Stride == 4*w && img.Rect.Min == (image.Point{}) && opaque(img.Pix[:4*w*h]) {
+		return img.Pix[:4*w*h], nil
+	}
 	out := make([]uint8, 4*w*h)
 	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
 		for y := y0; y < y1; y++ {
@@ -188,9 +194,22 @@ func premultiply(ctx context.Context, img *image.NRGBA) ([]uint8, error) {
 	return out, nil
 }
 
+// opaque reports whether every pixel of pix (4 bytes each, alpha last) is opaque.
+func opaque(pix []uint8) bool {
+	for i := 3; i < len(pix); i += 4 {
+		if pix[i] != 255 {
+			return false
+		}
+	}
+	return true
+}
+
 // differ reports whether two premultiplied pixels differ by more than flatTolerance in
 // some channel.
 func differ(a, b []uint8) bool {
+	if binary.LittleEndian.Uint32(a) == binary.LittleEndian.Uint32(b) {
+		return false // the common case inside flat areas
+	}
 	for c := 0; c < 4; c++ {
 		d := int(a[c]) - int(b[c])
 		if d > flatTolerance || d < -flatTolerance {
@@ -237,52 +256,56 @@ type bin struct {
 	sum    [4]float64 // weighted channel sums, for the mean colour
 }
 
-// histogram counts the opaque pixels of img into bins. Flat pixels weigh 1, edge pixels
-// edgeWeight, except that edge pixels whose blended entry is a palette index (they are
-// blends of flat colours) are left out and those marked unexplained weigh 1.
-func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, edgeWeight float64) ([]bin, error) {
+// histogram counts the opaque pixels of img into bins. Flat pixels count, edge pixels
+// only with countEdges, except that edge pixels whose blended entry is a palette index
+// (they are blends of flat colours) are left out and those marked unexplained count.
+// Every pixel weighs one, so the sums are kept in integers and are exact.
+func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, countEdges bool) ([]bin, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	slot := make([]int32, 1<<17)
 	for i := range slot {
 		slot[i] = -1
 	}
-	var bins []bin
+	var sums [][5]uint64 // per bin: R, G, B, A sums, pixel count
 	for y := 0; y < h; y++ {
 		if y%64 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+		fl := flat[y*w : (y+1)*w]
+		for x := range fl {
+			p := row[4*x : 4*x+4]
+			r, g, b, a := p[0], p[1], p[2], p[3]
 			if a < 128 {
 				continue
 			}
-			wt := edgeWeight
-			if flat[y*w+x] == 1 || blended != nil && blended[y*w+x] == unexplained {
-				wt = 1
-			}
-			if wt == 0 {
+			if !countEdges && fl[x] != 1 && (blended == nil || blended[y*w+x] != unexplained) {
 				continue
 			}
 			key := int(r>>3)<<12 | int(g>>3)<<7 | int(b>>3)<<2 | int(a-128)>>5
 			s := slot[key]
 			if s < 0 {
-				s = int32(len(bins))
+				s = int32(len(sums))
 				slot[key] = s
-				bins = append(bins, bin{})
+				sums = append(sums, [5]uint64{})
 			}
-			bn := &bins[s]
-			bn.weight += wt
-			bn.sum[0] += wt * float64(r)
-			bn.sum[1] += wt * float64(g)
-			bn.sum[2] += wt * float64(b)
-			bn.sum[3] += wt * float64(a)
+			sm := &sums[s]
+			sm[0] += uint64(r)
+			sm[1] += uint64(g)
+			sm[2] += uint64(b)
+			sm[3] += uint64(a)
+			sm[4]++
 		}
 	}
-	for i := range bins {
+	bins := make([]bin, len(sums))
+	for i, sm := range sums {
 		bn := &bins[i]
+		bn.weight = float64(sm[4])
+		for c := range 4 {
+			bn.sum[c] = float64(sm[c])
+		}
 		bn.lab = ToLabF(bn.sum[0]/bn.weight, bn.sum[1]/bn.weight, bn.sum[2]/bn.weight, bn.sum[3]/bn.weight/255)
 	}
 	return bins, nil
@@ -496,29 +519,30 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.N
 	n := len(res.Lab)
 	w := res.Width
 	grain := rowGrain(w)
-	// Per-worker sums of whole numbers are exact in float64, so adding them up in any
-	// order gives the sums of one pass.
+	// Integer sums per worker, added up after: exact, so the same in any order.
 	workers := parallel.Workers(res.Height, grain)
-	flatSums, allSums := make([][][5]float64, workers), make([][][5]float64, workers)
+	flatSums, allSums := make([][][5]uint64, workers), make([][][5]uint64, workers)
 	for k := range workers {
-		flatSums[k], allSums[k] = make([][5]float64, n), make([][5]float64, n)
+		flatSums[k], allSums[k] = make([][5]uint64, n), make([][5]uint64, n)
 	}
 	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
 		flatSum, allSum := flatSums[worker], allSums[worker]
 		for y := y0; y < y1; y++ {
-			row := img.Pix[y*img.Stride:]
-			for x := 0; x < w; x++ {
-				k := res.Index[y*w+x]
+			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
+			for x, k := range index {
 				if k < 0 {
 					continue
 				}
 				s := &allSum[k]
-				if res.Flat[y*w+x] == 1 {
+				if flat[x] == 1 {
 					s = &flatSum[k]
 				}
-				for c := 0; c < 4; c++ {
-					s[c] += float64(row[4*x+c])
-				}
+				p := row[4*x : 4*x+4]
+				s[0] += uint64(p[0])
+				s[1] += uint64(p[1])
+				s[2] += uint64(p[2])
+				s[3] += uint64(p[3])
 				s[4]++
 			}
 		}
@@ -526,13 +550,17 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.N
 	if err != nil {
 		return nil, err
 	}
-	flatSum, allSum := flatSums[0], allSums[0]
-	for wk := 1; wk < workers; wk++ {
-		for k := range n {
+	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
+	for k := range n {
+		var fs, as [5]uint64
+		for wk := range workers {
 			for c := range 5 {
-				flatSum[k][c] += flatSums[wk][k][c]
-				allSum[k][c] += allSums[wk][k][c]
+				fs[c] += flatSums[wk][k][c]
+				as[c] += allSums[wk][k][c]
 			}
+		}
+		for c := range 5 {
+			flatSum[k][c], allSum[k][c] = float64(fs[c]), float64(as[c])
 		}
 	}
 	pal := make([]color.NRGBA, n)

@@ -63,39 +63,92 @@ func (r *Result) Half(h planar.HalfEdge) fit.Path {
 
 // Ring returns ring i of the planar map as one closed path.
 func (r *Result) Ring(i int) fit.Path {
+	p, _ := r.AppendRing(i, nil)
+	return p
+}
+
+// appendRing returns ring i as one closed path whose segments are appended to segs, and
+// segs with them: a caller drawing many rings reuses one buffer. The path shares segs'
+// array, so it is valid until the buffer is reused.
+func (r *Result) AppendRing(i int, segs []fit.Segment) (fit.Path, []fit.Segment) {
 	ring := &r.Seg.Planar.Rings[i]
 	var out fit.Path
+	start := len(segs)
 	for k, h := range ring.Half {
-		p := r.Half(h)
+		var from fit.Point
+		segs, from = r.appendHalf(segs, h)
 		if k == 0 {
-			out.From = p.From
+			out.From = from
 		}
-		out.Segs = append(out.Segs, p.Segs...)
 	}
-	return out
+	if len(segs) > start {
+		out.Segs = segs[start:len(segs):len(segs)]
+	}
+	return out, segs
 }
 
-// RegionPaths appends the closed paths of region reg (outer ring, then holes) to dst.
-func (r *Result) RegionPaths(reg int, dst []fit.Path) []fit.Path {
+// appendHalf appends the segments of half-edge h to dst, as Half(h) has them, and
+// returns them with the half-edge's start point.
+func (r *Result) appendHalf(dst []fit.Segment, h planar.HalfEdge) ([]fit.Segment, fit.Point) {
+	p := &r.Edges[h.Edge()]
+	if !h.Reversed() {
+		return append(dst, p.Segs...), p.From
+	}
+	n := len(p.Segs)
+	for i := range n {
+		s := p.Segs[n-1-i]
+		prev := p.From
+		if j := n - 2 - i; j >= 0 {
+			prev = p.Segs[j].To
+		}
+		dst = append(dst, fit.Segment{Cubic: s.Cubic, C1: s.C2, C2: s.C1, To: prev})
+	}
+	return dst, p.End()
+}
+
+// RegionPaths appends the closed paths of region reg (outer ring, then holes) to dst,
+// their segments to segs, and returns both; the paths share segs' array, so that
+// rendering region after region reuses one buffer (pass segs[:0]).
+func (r *Result) RegionPaths(reg int, dst []fit.Path, segs []fit.Segment) ([]fit.Path, []fit.Segment) {
 	for _, ri := range r.Seg.Planar.RegionRings[reg] {
-		dst = append(dst, r.Ring(int(ri)))
+		var p fit.Path
+		p, segs = r.AppendRing(int(ri), segs)
+		dst = append(dst, p)
 	}
-	return dst
+	return dst, segs
 }
 
-// crack is one unit step of an edge and the pixels across it that measure it.
+// crack is one unit step of an edge and the pixels across it that measure it. An image
+// has about as many cracks as pixels on its boundaries, up to several per pixel in a
+// photograph, so a crack keeps its point and direction (36 bytes) rather than its
+// midpoint and normal (64 bytes with them): they follow exactly.
 type crack struct {
-	mid    fit.Point
-	normal fit.Point // unit, from the left region to the right one
-	win    [4]int32  // pixel indices: two left (nearest first), two right; -1 unused
-	nLeft  int8      // left pixels in win
-	target float32   // left coverage summed over win in the input
-	offset float32   // current displacement along normal
+	at     planar.Point // where the step starts
+	win    [4]int32     // pixel indices: two left (nearest first), two right; -1 unused
+	target float32      // left coverage summed over win in the input
+	offset float32      // current displacement along normal
+	dir    planar.Dir   // the step's direction
+	nLeft  int8         // left pixels in win
 	// oblique marks a crack across which the boundary runs nearly parallel to the
 	// normal (a single step of a steep staircase): its window cuts the boundary at a
 	// grazing angle and the coverage does not say where the boundary is.
 	oblique bool
 }
+
+// mid returns the crack's midpoint.
+func (c *crack) mid() fit.Point {
+	dx, dy := c.dir.Delta()
+	return fit.Point{X: float64(c.at.X) + float64(dx)/2, Y: float64(c.at.Y) + float64(dy)/2}
+}
+
+// normal returns the crack's unit normal, from the left region to the right one.
+func (c *crack) normal() fit.Point {
+	dx, dy := c.dir.Delta()
+	return fit.Point{X: float64(-dy), Y: float64(dx)}
+}
+
+// sample returns where the crack's current offset places the boundary.
+func (c *crack) sample() fit.Point { return c.mid().Add(c.normal().Mul(float64(c.offset))) }
 
 // edgeState is what refine keeps per edge.
 type edgeState struct {
@@ -216,8 +269,7 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 				p := pts[i]
 				c := &st.cracks[i]
 				dx, dy := d.Delta()
-				c.mid = fit.Point{X: float64(p.X) + float64(dx)/2, Y: float64(p.Y) + float64(dy)/2}
-				c.normal = fit.Point{X: float64(-dy), Y: float64(dx)}
+				c.at, c.dir = p, d
 				lx, ly, rx, ry := crackPixels(p, d)
 				c.win = [4]int32{-1, -1, -1, -1}
 				if !st.measurable {
@@ -257,6 +309,7 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 	rm := res.Seg.Regions
 	var canvas *render.Canvas
 	var paths []fit.Path
+	var segs []fit.Segment
 	var diffs [][]float32 // per worker
 	defer func() {
 		if canvas != nil {
@@ -278,7 +331,7 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 			if rm.Regions[reg].Transparent() {
 				continue
 			}
-			paths = res.RegionPaths(reg, paths[:0])
+			paths, segs = res.RegionPaths(reg, paths[:0], segs[:0])
 			canvas.Add(paths, rm.Regions[reg].Bounds.Inset(-2), res.premul(int32(reg)))
 		}
 		rendered := func(i int32) [4]float32 {
@@ -616,7 +669,7 @@ func (f *fitter) fitAll(ctx context.Context) error {
 				if c.oblique {
 					continue
 				}
-				samples = append(samples, c.mid.Add(c.normal.Mul(float64(c.offset))))
+				samples = append(samples, c.sample())
 			}
 			o := f.opt
 			o.Tolerance *= st.tolScale
@@ -644,7 +697,7 @@ func placeJunctions(pm *planar.Map, states []edgeState) map[planar.Point]fit.Poi
 		sums[j] = &normalSums{}
 	}
 	add := func(j planar.Point, c *crack) {
-		sums[j].add(c.normal, float64(c.offset))
+		sums[j].add(c.normal(), float64(c.offset))
 	}
 	for ei := range pm.Edges {
 		e := &pm.Edges[ei]
@@ -672,7 +725,7 @@ func (r *Result) Samples(ei int) []fit.Point {
 	out := make([]fit.Point, len(st.cracks))
 	for i := range st.cracks {
 		c := &st.cracks[i]
-		out[i] = c.mid.Add(c.normal.Mul(float64(c.offset)))
+		out[i] = c.sample()
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package regions
 
 import (
-	"container/heap"
 	"context"
 	"image"
 	"math"
@@ -183,10 +182,10 @@ func (g *merger) run(ctx context.Context) error {
 			pq.items = append(pq.items, queued{g.size[l], l})
 		}
 	}
-	heap.Init(pq)
+	pq.init()
 	steps := 0
 	for pq.Len() > 0 {
-		it := heap.Pop(pq).(queued)
+		it := pq.pop()
 		l := it.id
 		if g.find(l) != l || g.size[l] != it.size || !g.small(l) {
 			continue
@@ -217,7 +216,7 @@ func (g *merger) run(ctx context.Context) error {
 			g.cached[kb] = false
 			if g.small(best) {
 				g.nb[kb] = append(g.nb[kb], list...)
-				heap.Push(pq, queued{g.size[best], best})
+				pq.push(queued{g.size[best], best})
 			}
 		}
 		g.nb[kl] = nil

@@ -195,18 +195,60 @@ type queued struct {
 	id   int32
 }
 
-// sizeQueue is a min-heap of regions by size, then index.
+// sizeQueue is a min-heap of regions by size, then index, typed so that pushing and
+// popping allocate nothing (container/heap boxes every item). Items are distinct, and
+// their order is total, so every correct heap pops them in the same order.
 type sizeQueue struct{ items []queued }
 
 func (q *sizeQueue) Len() int { return len(q.items) }
-func (q *sizeQueue) Less(i, j int) bool {
+
+func (q *sizeQueue) less(i, j int) bool {
 	a, b := q.items[i], q.items[j]
 	return a.size < b.size || a.size == b.size && a.id < b.id
 }
-func (q *sizeQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *sizeQueue) Push(x any)    { q.items = append(q.items, x.(queued)) }
-func (q *sizeQueue) Pop() any {
-	it := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
+
+// init orders the items into a heap.
+func (q *sizeQueue) init() {
+	for i := len(q.items)/2 - 1; i >= 0; i-- {
+		q.down(i)
+	}
+}
+
+func (q *sizeQueue) push(it queued) {
+	q.items = append(q.items, it)
+	for j := len(q.items) - 1; j > 0; {
+		i := (j - 1) / 2
+		if !q.less(j, i) {
+			break
+		}
+		q.items[i], q.items[j] = q.items[j], q.items[i]
+		j = i
+	}
+}
+
+func (q *sizeQueue) pop() queued {
+	it := q.items[0]
+	n := len(q.items) - 1
+	q.items[0] = q.items[n]
+	q.items = q.items[:n]
+	q.down(0)
 	return it
+}
+
+func (q *sizeQueue) down(i int) {
+	n := len(q.items)
+	for {
+		j := 2*i + 1
+		if j >= n {
+			return
+		}
+		if j+1 < n && q.less(j+1, j) {
+			j++
+		}
+		if !q.less(j, i) {
+			return
+		}
+		q.items[i], q.items[j] = q.items[j], q.items[i]
+		i = j
+	}
 }

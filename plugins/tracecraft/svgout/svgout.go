@@ -66,6 +66,7 @@ type writer struct {
 	opt  Options
 	buf  *bytes.Buffer
 	path *svg.Path
+	segs []fit.Segment // reused for each ring written
 }
 
 // regions writes the Fill and StrokeShapes styles.
@@ -167,7 +168,9 @@ func (w *writer) regionPath(r int, holes [][]int32) {
 	rings := w.res.Seg.Planar.RegionRings[r]
 	if !w.opt.Paint.Stacked {
 		for _, ri := range rings {
-			w.ring(w.res.Ring(int(ri)))
+			var p fit.Path
+			p, w.segs = w.res.AppendRing(int(ri), w.segs[:0])
+			w.ring(p)
 		}
 		return
 	}

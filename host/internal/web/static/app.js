@@ -16,8 +16,8 @@
     file: null,
     fileURL: null,
     overrides: {}, // engine name -> {parameter: value the user set}
-    busy: false,
-    pending: false,
+    abort: null, // the AbortController of the trace in flight, if any
+    clock: 0, // the interval that shows its elapsed time
     timer: 0,
     svgURL: null,
     svgSize: null, // [width, height] of the last result
@@ -414,6 +414,11 @@
   }
 
   function chooseFile(file) {
+    if (state.abort) { // the trace in flight is of the previous file
+      const previous = state.abort;
+      endTrace();
+      previous.abort();
+    }
     clearError();
     clearResult();
     const why = refusal(file);
@@ -486,13 +491,39 @@
     state.timer = setTimeout(trace, 400);
   }
 
+  // endTrace forgets the trace in flight: its clock stops and the buttons are reset.
+  function endTrace() {
+    state.abort = null;
+    clearInterval(state.clock);
+    state.clock = 0;
+    $('trace').textContent = 'Trace';
+    $('cancel').hidden = true;
+  }
+
+  // cancelTrace aborts the trace in flight (the Cancel button): the request is
+  // abandoned, and the service stops its job when the connection closes.
+  function cancelTrace() {
+    if (!state.abort) return;
+    const ctrl = state.abort;
+    endTrace();
+    ctrl.abort();
+    setStatus(state.svgURL ? 'Cancelled; the SVG below is from the previous trace.' : 'Cancelled.');
+    setState(state.svgURL ? 'done' : 'ready');
+  }
+
+  // trace sends the image and settings to the service. A trace already in flight is
+  // aborted first (its fetch is abandoned, so its answer never replaces this one's).
   async function trace() {
     clearTimeout(state.timer);
     if (!state.schema) return;
     if (!state.file) { setStatus('Choose an image first.'); return; }
-    if (state.busy) { state.pending = true; return; }
-    state.busy = true;
-    state.pending = false;
+    if (state.abort) {
+      const previous = state.abort;
+      endTrace();
+      previous.abort();
+    }
+    const ctrl = new AbortController();
+    state.abort = ctrl;
     const file = state.file;
     const settings = settingsObject();
     const settingsText = JSON.stringify(settings);
@@ -504,26 +535,25 @@
     if (key) headers['X-API-Key'] = key;
     clearError();
     setState('tracing');
-    setStatus(`Tracing ${file.name}…`);
-    $('trace').textContent = 'Tracing…';
+    $('trace').textContent = 'Trace again';
+    $('cancel').hidden = false;
     const started = performance.now();
+    const tick = () => setStatus(`Tracing ${file.name}… ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    tick();
+    state.clock = setInterval(tick, 100);
     let resp = null;
     let data = null;
     let failure = null;
     try {
-      resp = await fetch('/api/vectorize', { method: 'POST', body: form, headers });
+      resp = await fetch('/api/vectorize', { method: 'POST', body: form, headers, signal: ctrl.signal });
       const text = await resp.text();
       try { data = JSON.parse(text); } catch { data = null; }
     } catch (e) {
       failure = e;
     }
+    if (state.abort !== ctrl) return; // cancelled, or replaced by a newer trace
     const roundTrip = performance.now() - started;
-    state.busy = false;
-    $('trace').textContent = 'Trace';
-    if (state.file !== file) { // another file was chosen meanwhile: this answer is stale
-      if (state.file) trace();
-      return;
-    }
+    endTrace();
     if (failure) {
       showError({ title: 'The service cannot be reached.', lines: [String(failure.message || failure)], hint: 'Check your connection and that the service is running, then press Trace.' });
       setStatus('');
@@ -542,7 +572,6 @@
       setState('error');
     }
     body.dataset.traces = String(Number(body.dataset.traces || 0) + 1); // answers shown, for tests
-    if (state.pending) trace();
   }
 
   function showResult(data, req) {
@@ -851,6 +880,7 @@
       scheduleTrace();
     });
     $('trace').addEventListener('click', trace);
+    $('cancel').addEventListener('click', cancelTrace);
     $('copy-curl').addEventListener('click', copyCurl);
     for (const b of document.querySelectorAll('.download-as button')) b.addEventListener('click', () => downloadAs(b.dataset.format, b));
 
