@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
@@ -89,9 +90,18 @@ func (r *Request) Trace(ctx context.Context, job Job, then func(ctx context.Cont
 	var res Result
 	var jobErr error
 	queued, err := r.lane.Do(ctx, r.caller.KeyName, func(jobCtx context.Context) {
+		if r.s.JobTimeout > 0 {
+			// One limit for the trace and then together (Run also bounds the trace alone).
+			var cancel context.CancelFunc
+			jobCtx, cancel = context.WithTimeout(jobCtx, r.s.JobTimeout)
+			defer cancel()
+		}
 		res, jobErr = r.s.Run(jobCtx, job)
 		if jobErr == nil && then != nil {
 			jobErr = then(jobCtx, res)
+			if jobErr != nil && errors.Is(jobCtx.Err(), context.DeadlineExceeded) {
+				jobErr = fault.Wrap(jobErr, fault.JobTimeout, "the job passed the time limit (%s per job) while its answer was prepared", r.s.JobTimeout)
+			}
 		}
 	})
 	r.queued = queued

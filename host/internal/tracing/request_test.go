@@ -352,3 +352,25 @@ func TestBudgetTakesWhatFits(t *testing.T) {
 	}
 	none.Give(1)
 }
+
+// TestTraceRunsThenInTheJob checks that Trace's then step (the output conversion) sees
+// the traced result, that its error is the job's, and that it runs under the job time
+// limit.
+func TestTraceRunsThenInTheJob(t *testing.T) {
+	s := newService(t, &fakeEngines{}, 1<<20, &fakeLedger{})
+	job := jobOf(t, s, `{"engine":"fake"}`)
+	var seen string
+	then := func(ctx context.Context, res Result) error { seen = string(res.SVG); return nil }
+	if _, err := s.Begin(Caller{}).Trace(context.Background(), job, then); err != nil || seen != "<svg red/>" {
+		t.Errorf("Trace: %v; then saw %q, want the traced SVG", err, seen)
+	}
+	then = func(ctx context.Context, res Result) error { return fault.New(fault.Internal, "no writer") }
+	if _, err := s.Begin(Caller{}).Trace(context.Background(), job, then); fault.As(err).Code != fault.Internal {
+		t.Errorf("a failed then gave %v, want its error", err)
+	}
+	s.JobTimeout = 20 * time.Millisecond
+	then = func(ctx context.Context, res Result) error { <-ctx.Done(); return ctx.Err() }
+	if _, err := s.Begin(Caller{}).Trace(context.Background(), job, then); fault.As(err).Code != fault.JobTimeout {
+		t.Errorf("a then past the time limit gave %v, want job_timeout", err)
+	}
+}
