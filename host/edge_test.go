@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"image/color"
 	"io"
 	"net/http"
 	"os"
@@ -278,5 +279,45 @@ func TestPhotoCorpusWireBytes(t *testing.T) {
 		t.Logf("total %s: identity %d, gzip %d (%.1f %%), zstd %d (%.1f %%)", kind, id,
 			total[kind+" gzip"], 100*float64(total[kind+" gzip"])/float64(id),
 			total[kind+" zstd"], 100*float64(total[kind+" zstd"])/float64(id))
+	}
+}
+
+// TestTwoSettingsFieldsAreRefused: a request with two settings fields is 400
+// invalid_request, like one with two images, whose message says to send one; before,
+// the last settings field won.
+func TestTwoSettingsFieldsAreRefused(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, newPlugins(t, "tracecraft"), "", "--workers", "1")
+	img := testbin.SolidPNG(t, 8, 8, color.NRGBA{200, 10, 10, 255})
+	tests := []struct {
+		name  string
+		parts []part
+	}{
+		{"settings, image, settings", []part{
+			{name: "settings", data: []byte(`{"engine":"tracecraft"}`)},
+			{name: "image", filename: "in.png", data: img},
+			{name: "settings", data: []byte(`{"engine":"nosuchengine"}`)}}},
+		{"two settings before the image, the first empty", []part{
+			{name: "settings"},
+			{name: "settings", data: []byte(`{"engine":"tracecraft"}`)},
+			{name: "image", filename: "in.png", data: img}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctype, body := form(tc.parts...)
+			req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
+			req.Header.Set("Content-Type", ctype)
+			r := do(t, req)
+			if r.status != http.StatusBadRequest || r.errorCode() != "invalid_request" {
+				t.Fatalf("got %s, want 400 invalid_request", r)
+			}
+			if !strings.Contains(string(r.body), "more than one settings field") || !strings.Contains(string(r.body), "single settings field") {
+				t.Errorf("the message does not say what to do: %s", r.body)
+			}
+		})
+	}
+	// One settings field still traces.
+	if r := h.vectorize(img, `{"engine":"tracecraft"}`); r.status != http.StatusOK {
+		t.Errorf("one settings field: %s, want 200", r)
 	}
 }

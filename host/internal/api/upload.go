@@ -136,7 +136,7 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 	case err != nil:
 		return up, tooManyFields()
 	}
-	image := -1
+	image, hasSettings := -1, false
 	for i, p := range parts {
 		switch p.name {
 		case "image":
@@ -148,6 +148,10 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 				return up, tooLarge(maxImage, -1)
 			}
 		case "settings":
+			if hasSettings {
+				return up, duplicateSettings()
+			}
+			hasSettings = true
 			if p.len > settings.MaxBytes {
 				return up, settingsTooLarge()
 			}
@@ -167,6 +171,7 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 // readStream reads the body part by part, stopping at the first cap exceeded.
 func readStream(body io.Reader, boundary string, maxImage int64) (upload, error) {
 	var up upload
+	hasSettings := false
 	// A larger read buffer than the multipart reader's own 4 KiB means fewer reads and
 	// boundary scans for a multi-megabyte image.
 	mr := multipart.NewReader(bufio.NewReaderSize(body, 64<<10), boundary)
@@ -196,6 +201,10 @@ func readStream(body io.Reader, boundary string, maxImage int64) (upload, error)
 				return up, tooLarge(maxImage, -1)
 			}
 		case "settings":
+			if hasSettings {
+				return up, duplicateSettings()
+			}
+			hasSettings = true
 			data, over, err := readCapped(part, settings.MaxBytes)
 			if err != nil {
 				return up, bodyError(err, maxImage)
@@ -216,6 +225,10 @@ func readStream(body io.Reader, boundary string, maxImage int64) (upload, error)
 
 func duplicateImage() error {
 	return fault.New(fault.InvalidRequest, "the request has more than one image field; send one image per request")
+}
+
+func duplicateSettings() error {
+	return fault.New(fault.InvalidRequest, "the request has more than one settings field; send all settings in one JSON object in a single settings field")
 }
 
 func tooManyFields() error {
