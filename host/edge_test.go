@@ -1,17 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"image/color"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -320,4 +325,85 @@ func TestTwoSettingsFieldsAreRefused(t *testing.T) {
 	if r := h.vectorize(img, `{"engine":"tracecraft"}`); r.status != http.StatusOK {
 		t.Errorf("one settings field: %s, want 200", r)
 	}
+}
+
+// TestRefusalsThatNeedNoBodyComeBeforeIt: a 2 MB upload with a bad key (401) or a
+// Content-Length over the limit (400 image_too_large) is answered before its body is
+// read. curl, which sends Expect: 100-continue for such an upload, gets the answer at
+// once with almost nothing sent (before, net/http read up to 256 KiB of the body first,
+// which sent curl 100 Continue: it waited 1 s and uploaded megabytes to be told 401). A
+// raw client that sends only the headers with Expect: 100-continue gets the final
+// answer, never 100 Continue. The bounds are generous against a loaded machine; the
+// target is under 50 ms, and the test logs the times measured.
+func TestRefusalsThatNeedNoBodyComeBeforeIt(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, newPlugins(t, "tracecraft"), "", "--workers", "1")
+	const upload = 2 << 20
+	tests := []struct {
+		name          string
+		key           string // X-API-Key, if not empty
+		contentLength int64  // claimed by the raw client
+		status        int
+		code          string
+	}{
+		{"a bad key", "tc_bad", upload, http.StatusUnauthorized, "invalid_api_key"},
+		{"a Content-Length over the limit", "", 200 << 20, http.StatusBadRequest, "image_too_large"},
+	}
+	t.Run("curl", func(t *testing.T) {
+		curl, err := exec.LookPath("curl")
+		if err != nil {
+			t.Skip("curl is not installed; the raw client below covers the same")
+		}
+		file := filepath.Join(t.TempDir(), "big.png")
+		if err := os.WriteFile(file, bytes.Repeat([]byte{0x89}, upload), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range tests[:1] { // curl sends the size its file has
+			out, err := exec.Command(curl, "-sS", "-o", "/dev/null", "-w", "%{http_code} %{size_upload} %{time_total}",
+				"-H", "X-API-Key: "+tc.key, "-F", "image=@"+file, h.url+"/api/vectorize").Output()
+			if err != nil {
+				t.Fatalf("curl: %v", err)
+			}
+			var status int
+			var sent, secs float64
+			if _, err := fmt.Sscan(string(out), &status, &sent, &secs); err != nil {
+				t.Fatalf("curl wrote %q: %v", out, err)
+			}
+			t.Logf("curl, %s: %d in %.1f ms with %.0f bytes sent", tc.name, status, secs*1000, sent)
+			if status != tc.status || sent >= 64<<10 || secs >= 1 {
+				t.Errorf("curl, %s: %d in %.3f s with %.0f bytes sent, want %d in under 1 s (target 50 ms) with under 64 KiB sent",
+					tc.name, status, secs, sent, tc.status)
+			}
+		}
+	})
+	t.Run("raw client", func(t *testing.T) {
+		for _, tc := range tests {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			head := "POST /api/vectorize HTTP/1.1\r\nHost: tracecraft\r\nContent-Type: multipart/form-data; boundary=b\r\n" +
+				"Content-Length: " + strconv.FormatInt(tc.contentLength, 10) + "\r\nExpect: 100-continue\r\n"
+			if tc.key != "" {
+				head += "X-API-Key: " + tc.key + "\r\n"
+			}
+			start := time.Now()
+			if _, err := io.WriteString(conn, head+"\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("%s: no answer to the headers alone: %v", tc.name, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			took := time.Since(start)
+			t.Logf("raw client, %s: %d in %.1f ms", tc.name, resp.StatusCode, float64(took.Microseconds())/1000)
+			if resp.StatusCode != tc.status || !strings.Contains(string(body), `"`+tc.code+`"`) || took >= time.Second {
+				t.Errorf("raw client, %s: %d %s in %v, want %d %s in under 1 s (target 50 ms), before any byte of the body",
+					tc.name, resp.StatusCode, body, took, tc.status, tc.code)
+			}
+		}
+	})
 }

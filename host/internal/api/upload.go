@@ -95,8 +95,9 @@ type upload struct {
 // are ignored. With a file from files, the whole body is read into it and taken apart
 // in place, so the image is copied once, from the socket into memory the engine process
 // maps; the caller gives the upload's held file back to files, also after an error. Without
-// one, the body is read as a stream into memory.
-func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *ImageFiles) (upload, error) {
+// one, the body is read as a stream into memory. body is r's body, perhaps counted; it is
+// not read when r's headers already refuse it.
+func readUpload(w http.ResponseWriter, r *http.Request, body io.ReadCloser, maxImage int64, files *ImageFiles) (upload, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return upload{}, fault.New(fault.MissingImage,
@@ -106,13 +107,13 @@ func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *I
 	if r.ContentLength > maxBody {
 		return upload{}, tooLarge(maxImage, r.ContentLength)
 	}
-	body := http.MaxBytesReader(w, r.Body, maxBody)
+	capped := http.MaxBytesReader(w, body, maxBody)
 	if files != nil && files.capacity >= maxBody {
 		if f := files.get(); f != nil {
-			return readInPlace(body, params["boundary"], maxImage, f)
+			return readInPlace(capped, params["boundary"], maxImage, f)
 		}
 	}
-	return readStream(body, params["boundary"], maxImage)
+	return readStream(capped, params["boundary"], maxImage)
 }
 
 // readInPlace reads the whole body into f and finds its fields there.

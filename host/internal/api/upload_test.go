@@ -84,7 +84,7 @@ func TestReadUploadReadsTheImageIntoAFileOrMemoryWithTheSameCaps(t *testing.T) {
 				if tc.fields != nil {
 					r = multipartRequest(t, tc.fields...)
 				}
-				up, err := readUpload(httptest.NewRecorder(), r, maxImage, files)
+				up, err := readUpload(httptest.NewRecorder(), r, r.Body, maxImage, files)
 				defer files.put(up.held)
 				if code := fault.As(err).Code; err != nil && code != tc.wantCode || err == nil && tc.wantCode != "" {
 					t.Fatalf("error %v, want code %q", err, tc.wantCode)
