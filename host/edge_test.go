@@ -365,6 +365,22 @@ func TestRefusalsThatNeedNoBodyComeBeforeIt(t *testing.T) {
 					name, got, secs, sent, status)
 			}
 		}
+		if contentLength == upload {
+			// Go's client sends the body without Expect: 100-continue; it gets the
+			// answer, not a broken connection, though the host reads no more of it.
+			req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(make([]byte, upload)))
+			req.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+			if key != "" {
+				req.Header.Set("X-API-Key", key)
+			}
+			start := time.Now()
+			r := do(t, req)
+			took := time.Since(start)
+			t.Logf("Go client, %s: %d in %.1f ms", name, r.status, float64(took.Microseconds())/1000)
+			if r.status != status || r.errorCode() != code || took >= time.Second {
+				t.Errorf("Go client, %s: %s in %v, want %d %s in under 1 s", name, r, took, status, code)
+			}
+		}
 		conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
 		if err != nil {
 			t.Fatal(err)
