@@ -1,16 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
+	"image/color"
 	"io"
+	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -278,5 +284,154 @@ func TestPhotoCorpusWireBytes(t *testing.T) {
 		t.Logf("total %s: identity %d, gzip %d (%.1f %%), zstd %d (%.1f %%)", kind, id,
 			total[kind+" gzip"], 100*float64(total[kind+" gzip"])/float64(id),
 			total[kind+" zstd"], 100*float64(total[kind+" zstd"])/float64(id))
+	}
+}
+
+// TestTwoSettingsFieldsAreRefused: a request with two settings fields is 400
+// invalid_request, like one with two images, whose message says to send one; before,
+// the last settings field won.
+func TestTwoSettingsFieldsAreRefused(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, newPlugins(t, "tracecraft"), "", "--workers", "1")
+	img := testbin.SolidPNG(t, 8, 8, color.NRGBA{200, 10, 10, 255})
+	tests := []struct {
+		name  string
+		parts []part
+	}{
+		{"settings, image, settings", []part{
+			{name: "settings", data: []byte(`{"engine":"tracecraft"}`)},
+			{name: "image", filename: "in.png", data: img},
+			{name: "settings", data: []byte(`{"engine":"nosuchengine"}`)}}},
+		{"two settings before the image, the first empty", []part{
+			{name: "settings"},
+			{name: "settings", data: []byte(`{"engine":"tracecraft"}`)},
+			{name: "image", filename: "in.png", data: img}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctype, body := form(tc.parts...)
+			req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
+			req.Header.Set("Content-Type", ctype)
+			r := do(t, req)
+			if r.status != http.StatusBadRequest || r.errorCode() != "invalid_request" {
+				t.Fatalf("got %s, want 400 invalid_request", r)
+			}
+			if !strings.Contains(string(r.body), "more than one settings field") || !strings.Contains(string(r.body), "single settings field") {
+				t.Errorf("the message does not say what to do: %s", r.body)
+			}
+		})
+	}
+	// One settings field still traces.
+	if r := h.vectorize(img, `{"engine":"tracecraft"}`); r.status != http.StatusOK {
+		t.Errorf("one settings field: %s, want 200", r)
+	}
+}
+
+// TestRefusalsThatNeedNoBodyComeBeforeIt: a 2 MB upload with a bad key (401), to a full
+// lane (429) or with a Content-Length over the limit (400 image_too_large) is answered
+// before its body is read. curl, which sends Expect: 100-continue for such an upload,
+// gets the answer at once with almost nothing sent (before, net/http read up to 256 KiB
+// of the body first, which sent curl 100 Continue: it waited 1 s and uploaded megabytes
+// to be told 401). A raw client that sends only the headers with Expect: 100-continue
+// gets the final answer, never 100 Continue. The bounds are generous against a loaded
+// machine; the target is under 50 ms, and the test logs the times measured.
+func TestRefusalsThatNeedNoBodyComeBeforeIt(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, newPlugins(t, "tracecraft"), "", "--workers", "1", "--queue", "1")
+	const upload = 2 << 20
+	file := filepath.Join(t.TempDir(), "big.png")
+	if err := os.WriteFile(file, bytes.Repeat([]byte{0x89}, upload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	curl, _ := exec.LookPath("curl")
+	refused := func(name, key string, contentLength int64, status int, code string) {
+		t.Helper()
+		if curl == "" {
+			t.Logf("curl is not installed; only the raw client runs")
+		} else if contentLength == upload { // curl sends the size its file has
+			out, err := exec.Command(curl, "-sS", "-o", "/dev/null", "-w", "%{http_code} %{size_upload} %{time_total}",
+				"-H", "X-API-Key: "+key, "-F", "image=@"+file, h.url+"/api/vectorize").Output()
+			if err != nil {
+				t.Fatalf("curl: %v", err)
+			}
+			var got int
+			var sent, secs float64
+			if _, err := fmt.Sscan(string(out), &got, &sent, &secs); err != nil {
+				t.Fatalf("curl wrote %q: %v", out, err)
+			}
+			t.Logf("curl, %s: %d in %.1f ms with %.0f bytes sent", name, got, secs*1000, sent)
+			if got != status || sent >= 64<<10 || secs >= 1 {
+				t.Errorf("curl, %s: %d in %.3f s with %.0f bytes sent, want %d in under 1 s (target 50 ms) with under 64 KiB sent",
+					name, got, secs, sent, status)
+			}
+		}
+		if contentLength == upload {
+			// Go's client sends the body without Expect: 100-continue; it gets the
+			// answer, not a broken connection, though the host reads no more of it.
+			req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(make([]byte, upload)))
+			req.Header.Set("Content-Type", "multipart/form-data; boundary=b")
+			if key != "" {
+				req.Header.Set("X-API-Key", key)
+			}
+			start := time.Now()
+			r := do(t, req)
+			took := time.Since(start)
+			t.Logf("Go client, %s: %d in %.1f ms", name, r.status, float64(took.Microseconds())/1000)
+			if r.status != status || r.errorCode() != code || took >= time.Second {
+				t.Errorf("Go client, %s: %s in %v, want %d %s in under 1 s", name, r, took, status, code)
+			}
+		}
+		conn, err := net.Dial("tcp", strings.TrimPrefix(h.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		head := "POST /api/vectorize HTTP/1.1\r\nHost: tracecraft\r\nContent-Type: multipart/form-data; boundary=b\r\n" +
+			"Content-Length: " + strconv.FormatInt(contentLength, 10) + "\r\nExpect: 100-continue\r\n"
+		if key != "" {
+			head += "X-API-Key: " + key + "\r\n"
+		}
+		start := time.Now()
+		if _, err := io.WriteString(conn, head+"\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("raw client, %s: no answer to the headers alone: %v", name, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		took := time.Since(start)
+		t.Logf("raw client, %s: %d in %.1f ms", name, resp.StatusCode, float64(took.Microseconds())/1000)
+		if resp.StatusCode != status || !strings.Contains(string(body), `"`+code+`"`) || took >= time.Second {
+			t.Errorf("raw client, %s: %d %s in %v, want %d %s in under 1 s (target 50 ms), before any byte of the body",
+				name, resp.StatusCode, body, took, status, code)
+		}
+	}
+	refused("a bad key", "tc_bad", upload, http.StatusUnauthorized, "invalid_api_key")
+	refused("a Content-Length over the limit", "", 200<<20, http.StatusBadRequest, "image_too_large")
+
+	// Fill the public lane: one job running, one queued.
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{1, 2, 3, 255})
+	slow := `{"engine":"tracecraft","tracecraft":{"action":"sleep","ms":3000}}`
+	lane := func(field string) float64 {
+		r := h.get("/api/health")
+		l := r.json["lanes"].([]any)[0].(map[string]any)
+		return l[field].(float64)
+	}
+	results := make(chan reply, 2)
+	go func() { results <- h.vectorize(img, slow) }()
+	if !testbin.Eventually(10*time.Second, func() bool { return lane("busy") == 1 }) {
+		t.Fatal("the first job never started")
+	}
+	go func() { results <- h.vectorize(img, slow) }()
+	if !testbin.Eventually(10*time.Second, func() bool { return lane("queued") == 1 }) {
+		t.Fatal("the second job never queued")
+	}
+	refused("a full lane", "", upload, http.StatusTooManyRequests, "queue_full")
+	for range 2 {
+		if r := <-results; r.status != http.StatusOK {
+			t.Errorf("a job that filled the lane: %s", r)
+		}
 	}
 }

@@ -28,10 +28,16 @@ var countedBodies = sync.Pool{New: func() any { return new(countedBody) }}
 // countRequests counts each request in the metrics by route template (never the raw
 // path, so the label stays bounded), method, status and lane, with the body bytes read
 // and written.
+//
+// The body is counted only through requestBody, when a handler asks for it: the request's
+// own Body stays as net/http made it, so a refusal answered without reading it (a bad key,
+// a full lane, a Content-Length over the limit) reads none of it. With the Body replaced,
+// net/http would read up to 256 KiB of it after the handler to keep the connection, and a
+// client that sent Expect: 100-continue would be told to send it.
 func (s *Server) countRequests(c *gin.Context) {
 	body := countedBodies.Get().(*countedBody)
-	body.ReadCloser, body.n = c.Request.Body, 0
-	c.Request.Body = body
+	body.ReadCloser, body.n = nil, 0
+	c.Set(bodyCounter, body)
 	c.Next()
 	route := c.FullPath()
 	if route == "" {
@@ -47,6 +53,24 @@ func (s *Server) countRequests(c *gin.Context) {
 	// The handler has returned, so nothing reads through the counter any more.
 	body.ReadCloser = nil
 	countedBodies.Put(body)
+}
+
+// bodyCounter is the context key of the request's *countedBody.
+const bodyCounter = "tracecraft.bodyCounter"
+
+// requestBody returns the request body for a handler to read: through the metrics'
+// counter when requests are counted, else as it is. Only a handler that reads the body
+// calls it.
+func requestBody(c *gin.Context) io.ReadCloser {
+	if v, ok := c.Get(bodyCounter); ok {
+		if b, ok := v.(*countedBody); ok {
+			if b.ReadCloser == nil {
+				b.ReadCloser = c.Request.Body
+			}
+			return b
+		}
+	}
+	return c.Request.Body
 }
 
 // metrics handles GET /metrics: the Prometheus text format.

@@ -30,7 +30,7 @@ func BenchmarkCountRequests(b *testing.B) {
 				c.Set(logLane, "public")
 				buf := make([]byte, 64)
 				for {
-					if _, err := c.Request.Body.Read(buf); err != nil {
+					if _, err := requestBody(c).Read(buf); err != nil {
 						break
 					}
 				}

@@ -95,8 +95,9 @@ type upload struct {
 // are ignored. With a file from files, the whole body is read into it and taken apart
 // in place, so the image is copied once, from the socket into memory the engine process
 // maps; the caller gives the upload's held file back to files, also after an error. Without
-// one, the body is read as a stream into memory.
-func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *ImageFiles) (upload, error) {
+// one, the body is read as a stream into memory. body is r's body, perhaps counted; it is
+// not read when r's headers already refuse it.
+func readUpload(w http.ResponseWriter, r *http.Request, body io.ReadCloser, maxImage int64, files *ImageFiles) (upload, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
 		return upload{}, fault.New(fault.MissingImage,
@@ -106,13 +107,13 @@ func readUpload(w http.ResponseWriter, r *http.Request, maxImage int64, files *I
 	if r.ContentLength > maxBody {
 		return upload{}, tooLarge(maxImage, r.ContentLength)
 	}
-	body := http.MaxBytesReader(w, r.Body, maxBody)
+	capped := http.MaxBytesReader(w, body, maxBody)
 	if files != nil && files.capacity >= maxBody {
 		if f := files.get(); f != nil {
-			return readInPlace(body, params["boundary"], maxImage, f)
+			return readInPlace(capped, params["boundary"], maxImage, f)
 		}
 	}
-	return readStream(body, params["boundary"], maxImage)
+	return readStream(capped, params["boundary"], maxImage)
 }
 
 // readInPlace reads the whole body into f and finds its fields there.
@@ -136,7 +137,7 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 	case err != nil:
 		return up, tooManyFields()
 	}
-	image := -1
+	image, hasSettings := -1, false
 	for i, p := range parts {
 		switch p.name {
 		case "image":
@@ -148,6 +149,10 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 				return up, tooLarge(maxImage, -1)
 			}
 		case "settings":
+			if hasSettings {
+				return up, duplicateSettings()
+			}
+			hasSettings = true
 			if p.len > settings.MaxBytes {
 				return up, settingsTooLarge()
 			}
@@ -167,6 +172,7 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 // readStream reads the body part by part, stopping at the first cap exceeded.
 func readStream(body io.Reader, boundary string, maxImage int64) (upload, error) {
 	var up upload
+	hasSettings := false
 	// A larger read buffer than the multipart reader's own 4 KiB means fewer reads and
 	// boundary scans for a multi-megabyte image.
 	mr := multipart.NewReader(bufio.NewReaderSize(body, 64<<10), boundary)
@@ -196,6 +202,10 @@ func readStream(body io.Reader, boundary string, maxImage int64) (upload, error)
 				return up, tooLarge(maxImage, -1)
 			}
 		case "settings":
+			if hasSettings {
+				return up, duplicateSettings()
+			}
+			hasSettings = true
 			data, over, err := readCapped(part, settings.MaxBytes)
 			if err != nil {
 				return up, bodyError(err, maxImage)
@@ -216,6 +226,10 @@ func readStream(body io.Reader, boundary string, maxImage int64) (upload, error)
 
 func duplicateImage() error {
 	return fault.New(fault.InvalidRequest, "the request has more than one image field; send one image per request")
+}
+
+func duplicateSettings() error {
+	return fault.New(fault.InvalidRequest, "the request has more than one settings field; send all settings in one JSON object in a single settings field")
 }
 
 func tooManyFields() error {

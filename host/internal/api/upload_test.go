@@ -67,6 +67,8 @@ func TestReadUploadReadsTheImageIntoAFileOrMemoryWithTheSameCaps(t *testing.T) {
 		{"a small image", [][2]string{{"image", "tiny"}, {"other", "ignored"}}, "", "", ""},
 		{"an empty image field", [][2]string{{"image", ""}}, "", "", ""},
 		{"two images", [][2]string{{"image", "a"}, {"image", "b"}}, "", "", fault.InvalidRequest},
+		{"two settings", [][2]string{{"settings", `{"engine":"x"}`}, {"image", "a"}, {"settings", `{}`}}, "", "", fault.InvalidRequest},
+		{"two settings, the first empty", [][2]string{{"settings", ""}, {"settings", `{}`}, {"image", "a"}}, "", "", fault.InvalidRequest},
 		{"settings over their limit", [][2]string{{"settings", string(make([]byte, 70<<10))}}, "", "", fault.InvalidSettings},
 		{"too many fields", many, "", "", fault.InvalidRequest},
 		{"bare LF line ends", nil, "--b\nContent-Disposition: form-data; name=\"image\"\n\nIMG\n--b--\n", "IMG", ""},
@@ -82,7 +84,7 @@ func TestReadUploadReadsTheImageIntoAFileOrMemoryWithTheSameCaps(t *testing.T) {
 				if tc.fields != nil {
 					r = multipartRequest(t, tc.fields...)
 				}
-				up, err := readUpload(httptest.NewRecorder(), r, maxImage, files)
+				up, err := readUpload(httptest.NewRecorder(), r, r.Body, maxImage, files)
 				defer files.put(up.held)
 				if code := fault.As(err).Code; err != nil && code != tc.wantCode || err == nil && tc.wantCode != "" {
 					t.Fatalf("error %v, want code %q", err, tc.wantCode)

@@ -124,7 +124,7 @@ func (s *Server) vectorize(c *gin.Context) {
 	}
 	defer req.Close()
 
-	up, err := readUpload(c.Writer, c.Request, s.Limits.MaxBytes, s.ImageFiles)
+	up, err := readUpload(c.Writer, c.Request, requestBody(c), s.Limits.MaxBytes, s.ImageFiles)
 	// The file goes back once the job is over: Trace returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
