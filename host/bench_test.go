@@ -277,7 +277,7 @@ func peakRSS(b *testing.B) {
 		})
 	}
 	wg.Wait()
-	hwm := vmHWM(b, h.cmd.Process.Pid)
+	hwm := testbin.Memory(b, h.cmd.Process.Pid, "VmHWM")
 	b.ReportMetric(float64(hwm)/(1<<20), "peak-RSS-MB")
 	b.ReportMetric(float64(codes["public 200"]+codes["keyed 200"]), "served")
 	b.ReportMetric(float64(codes["public 429"]+codes["keyed 429"]), "refused-429")
@@ -285,23 +285,6 @@ func peakRSS(b *testing.B) {
 		b.Errorf("statuses: %v", codes)
 	}
 	h.stop()
-}
-
-// vmHWM returns a process's peak resident set size in bytes.
-func vmHWM(b testing.TB, pid int) int64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			f := strings.Fields(line)
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
-			return kb << 10
-		}
-	}
-	b.Fatal("no VmHWM")
-	return 0
 }
 
 // BenchmarkUploadFloor times a bare net/http server, in a process of its own, that reads

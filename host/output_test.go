@@ -160,7 +160,7 @@ func BenchmarkBigSVGPeakRSS(b *testing.B) {
 				if r := h.vectorize(img, `{"engine":"rogue"}`); r.status != 200 {
 					b.Fatal(r)
 				}
-				before := vmHWM(b, h.cmd.Process.Pid)
+				before := testbin.Memory(b, h.cmd.Process.Pid, "VmHWM")
 				var hdr []string
 				if mode == "bare" {
 					hdr = []string{"Accept", "image/svg+xml"}
@@ -169,7 +169,7 @@ func BenchmarkBigSVGPeakRSS(b *testing.B) {
 				if r.status != 200 || len(r.body) < mb<<20 {
 					b.Fatalf("%d, %d bytes", r.status, len(r.body))
 				}
-				peak := vmHWM(b, h.cmd.Process.Pid)
+				peak := testbin.Memory(b, h.cmd.Process.Pid, "VmHWM")
 				n := float64(len(r.body))
 				b.ReportMetric(float64(before)/(1<<20), "RSS-before-MiB")
 				b.ReportMetric(float64(peak)/(1<<20), "peak-RSS-MiB")

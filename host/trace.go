@@ -114,7 +114,7 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return describe(in.name, err)
 		}
-		file, err := output.Convert(ctx, res.SVG, format, set.Output.Size)
+		file, err := output.Convert(ctx, res.SVG, format, set.Output.Size, res.Width, res.Height)
 		if err != nil {
 			return describe(in.name, err)
 		}

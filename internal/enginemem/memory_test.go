@@ -1,7 +1,6 @@
 package enginemem_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -30,29 +28,6 @@ const (
 	// peakLimit is the most tracecraft's process may reach on a 16 MP photograph.
 	peakLimit = 350 << 20
 )
-
-// procKB returns a field of /proc/pid/status in bytes (VmRSS: resident now, VmHWM: the
-// peak).
-func procKB(t *testing.T, pid int, field string) int64 {
-	t.Helper()
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
-}
 
 // startEngine builds and starts the bundled engine plugin in plugins/<name>.
 func startEngine(t *testing.T, name string) *pluginhost.Client {
@@ -157,10 +132,10 @@ func TestAnIdleEngineGivesItsMemoryBack(t *testing.T) {
 	}
 	done := time.Now()
 	pid := c.Pid()
-	peak := procKB(t, pid, "VmHWM")
+	peak := testbin.Memory(t, pid, "VmHWM")
 	var seen []string
 	for {
-		rss := procKB(t, pid, "VmRSS")
+		rss := testbin.Memory(t, pid, "VmRSS")
 		since := time.Since(done)
 		seen = append(seen, fmt.Sprintf("%.1fs %d MB", since.Seconds(), rss>>20))
 		if rss < idleLimit {
@@ -187,7 +162,7 @@ func TestPeakMemoryOnA16MPPhoto(t *testing.T) {
 	for _, name := range []string{"tracecraft", "tracecraft2", "potrace2"} {
 		t.Run(name, func(t *testing.T) {
 			c := startEngine(t, name)
-			before := procKB(t, c.Pid(), "VmRSS")
+			before := testbin.Memory(t, c.Pid(), "VmRSS")
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 			defer cancel()
 			start := time.Now()
@@ -195,7 +170,7 @@ func TestPeakMemoryOnA16MPPhoto(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			peak := procKB(t, c.Pid(), "VmHWM")
+			peak := testbin.Memory(t, c.Pid(), "VmHWM")
 			t.Logf("%s: 16.8 MP photo, peak RSS %d MB (%d MB at start), trace %.1f s (plugin's own: decode %v, trace %v), SVG %d kB",
 				name, peak>>20, before>>20, time.Since(start).Seconds(), r.Decode, r.Trace, len(r.SVG)>>10)
 			if name == "tracecraft" && peak > peakLimit {

@@ -23,6 +23,27 @@ func Stat(pid int) ([]string, error) {
 	return strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:])), nil
 }
 
+// Memory returns a memory field of /proc/PID/status in bytes: "VmRSS" (resident now)
+// or "VmHWM" (the peak resident set).
+func Memory(tb testing.TB, pid int, field string) int64 {
+	tb.Helper()
+	status, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	tb.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
 // Alive reports whether pid is a process that has not exited: zombies, which wait for
 // their parent to reap them, count as gone.
 func Alive(pid int) bool {

@@ -149,7 +149,7 @@ func (s *Server) vectorize(c *gin.Context) {
 	res, err := req.Trace(ctx, job, func(jobCtx context.Context, res tracing.Result) error {
 		// The conversion is part of the job: in its worker, under its time limit.
 		var err error
-		file, err = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size)
+		file, err = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size, res.Width, res.Height)
 		return err
 	})
 	c.Set(logQueue, ms(req.Queued()))

@@ -198,10 +198,14 @@ func errorResponses(codes []string) obj {
 	return out
 }
 
-// errorBody is the schema of an error body whose code is one of codes: the Error
+// errorBody is the schema of an error body whose code is one of codes (nil: any): the Error
 // component spelled out rather than extended with allOf, which client generators turn
 // into a type that keeps only the code.
 func errorBody(codes []string) obj {
+	code := obj{"type": "string", "description": "A code a program can branch on."}
+	if codes != nil {
+		code["enum"] = codes
+	}
 	return obj{
 		"type":     "object",
 		"required": []string{"error"},
@@ -209,7 +213,7 @@ func errorBody(codes []string) obj {
 			"type":     "object",
 			"required": []string{"code", "message"},
 			"properties": obj{
-				"code":    obj{"type": "string", "enum": codes, "description": "A code a program can branch on."},
+				"code":    code,
 				"message": obj{"type": "string", "description": "What went wrong and what to do, for a person."},
 				"details": obj{"type": "array", "items": ref("schemas", "ErrorDetail"), "description": "Every problem found."},
 			},
@@ -415,19 +419,7 @@ func (s Service) settingsSchemas(out obj) {
 
 // errorSchemas adds the error body's schemas.
 func errorSchemas(out obj) {
-	out["Error"] = obj{
-		"type":     "object",
-		"required": []string{"error"},
-		"properties": obj{"error": obj{
-			"type":     "object",
-			"required": []string{"code", "message"},
-			"properties": obj{
-				"code":    obj{"type": "string", "description": "A code a program can branch on."},
-				"message": obj{"type": "string", "description": "What went wrong and what to do, for a person."},
-				"details": obj{"type": "array", "items": ref("schemas", "ErrorDetail"), "description": "Every problem found."},
-			},
-		}},
-	}
+	out["Error"] = errorBody(nil) // any code
 	out["ErrorDetail"] = obj{
 		"type":     "object",
 		"required": []string{"field", "message"},

@@ -111,28 +111,26 @@ func Check(f Format, s *Size, w, h int) error {
 	return nil
 }
 
-// Convert turns an engine's checked SVG into the format f at the size s (nil: the
-// image's size). The SVG comes back too, with the size set on its root when one was
-// asked for.
-func Convert(ctx context.Context, svg []byte, f Format, s *Size) (File, error) {
+// Convert turns an engine's checked SVG, whose viewBox is width x height (the image's
+// size, as svg.Check has made sure), into the format f at the size s (nil: the image's
+// size). The SVG comes back too, with the size set on its root when one was asked for.
+// Only formats other than SVG parse the drawing.
+func Convert(ctx context.Context, svg []byte, f Format, s *Size, width, height int) (File, error) {
 	out := File{Format: f, SVG: svg}
-	if f == SVG && s == nil {
-		out.Data = svg
+	if s != nil {
+		w, h := s.Extent(float64(width), float64(height))
+		out.SVG = vector.SetSize(svg, length(w, s.Unit), length(h, s.Unit))
+	}
+	if f == SVG {
+		out.Data = out.SVG
 		return out, nil
 	}
 	doc, err := vector.Parse(svg)
 	if err != nil {
 		return out, fault.Wrap(err, fault.EngineBadOutput, "the engine's SVG cannot be converted: %v", err)
 	}
-	if s != nil {
-		w, h := s.Extent(doc.Width, doc.Height)
-		out.SVG = vector.SetSize(svg, length(w, s.Unit), length(h, s.Unit))
-	}
 	var b bytes.Buffer
 	switch f {
-	case SVG:
-		out.Data = out.SVG
-		return out, nil
 	case PDF:
 		w, h := s.Points(doc.Width, doc.Height)
 		err = vector.WritePDF(&b, doc, w, h)
