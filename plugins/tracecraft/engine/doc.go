@@ -11,10 +11,16 @@
 //     shape is painted in its palette colour, so the output holds at most maxColors
 //     colours.
 //
+// The gap filler is drawn as fill, not as a stroke: a shape whose edge borders an opaque
+// shape painted above it reaches gapFillerWidth (half of it under a shape thinner than
+// 2 px) under that shape, its edge there moved by fit.Path.Parallel, so the seam
+// renderers leave along a shared edge shows the lower shape, not the background. No
+// edge moves where it is seen, and one fill colour paints each shape and its filler: an
+// editor that recolours the fill (of the path, or of its colour group) leaves no outline
+// of the old colour.
+//
 // gapFiller "auto" is on unless the image is fine detail: shapes thinner than the gap
-// filler stroke (mean thickness, twice the area over the perimeter) border more than a
-// tenth of all boundary length, so the stroke would thicken most of the drawing. In
-// auto mode the stroke is 1 px wide unless gapFillerWidth is given: that hides the
-// seams completely, and the edges move by half the width into the shape above so the
-// stroke does not fatten anything.
+// filler (mean thickness, twice the area over the perimeter) border more than a tenth
+// of all boundary length, so the filler would show through most of the drawing. In auto
+// mode it is 1 px wide unless gapFillerWidth is given: that hides the seams completely.
 package engine

@@ -31,8 +31,8 @@ type Params struct {
 	ShapeStacking    string                `param:"shapeStacking" enum:"cutouts,stacked" default:"cutouts" desc:"exact cut-out holes versus solid stacked shapes (editability): cutouts never overlap; stacked draws each shape without the holes its neighbours fill, bottom to top (holes that show transparency stay holes)"`
 	GroupBy          string                `param:"groupBy" enum:"none,color" default:"none" desc:"merge per color (smallest output) or group paths per color (editable): none merges all shapes of a colour into one path, color writes one <g> per colour holding one path per shape"`
 	FixedSize        bool                  `param:"fixedSize" default:"false" desc:"emit width/height attributes (the image's size in pixels); the viewBox is always there"`
-	GapFiller        string                `param:"gapFiller" enum:"auto,on,off" default:"auto" desc:"anti-conflation same-paint stroke; auto means on except for fine-detail images: shapes bordering others get a stroke of their own paint that hides the background seams renderers leave along shared edges, and edges move by half its width so it does not fatten the shapes; auto is off when hairline shapes (thinner than the stroke) border over a tenth of all boundary length, and uses 1 px unless gapFillerWidth is given"`
-	GapFillerWidth   sdk.Explicit[float64] `param:"gapFillerWidth" min:"0.05" max:"4" default:"0.25" desc:"gap filler stroke width in px: 1 or more hides seams completely, less only narrows them"`
+	GapFiller        string                `param:"gapFiller" enum:"auto,on,off" default:"auto" desc:"anti-conflation gap filler in the shape's own paint; auto means on except for fine-detail images: a shape bordering an opaque shape painted above it reaches gapFillerWidth under it with its own fill (no stroke), which hides the background seams renderers leave along shared edges, moves no visible edge, and recolours with the fill in an editor; auto is off when hairline shapes (thinner than the filler) border over a tenth of all boundary length, and uses 1 px unless gapFillerWidth is given"`
+	GapFillerWidth   sdk.Explicit[float64] `param:"gapFillerWidth" min:"0.05" max:"4" default:"0.25" desc:"gap filler width in px (how far a shape reaches under the one above): 1 or more hides seams completely, less only narrows them"`
 	StrokeWidth      float64               `param:"strokeWidth" min:"0.05" max:"20" default:"1" desc:"stroke width for stroke draw styles, in px"`
 	OverrideColor    sdk.Explicit[string]  `param:"overrideColor" format:"color" desc:"forces the stroke color in stroke draw styles: any CSS color (hex, rgb(), hsl() or a name); without it each stroke has its shape's colour"`
 	NonScalingStroke bool                  `param:"nonScalingStroke" default:"false" desc:"applies vector-effect non-scaling-stroke: strokes keep their width when the SVG is scaled"`
@@ -99,7 +99,7 @@ func options(p Params) (settings, error) {
 		gapFiller: p.GapFiller,
 	}
 	s.out = svgout.Options{
-		Paint:            paint.Options{Stacked: p.ShapeStacking == "stacked"},
+		Paint:            paint.Options{Stacked: p.ShapeStacking == "stacked", Underlap: true},
 		GroupByColor:     p.GroupBy == "color",
 		FixedSize:        p.FixedSize,
 		StrokeWidth:      p.StrokeWidth,

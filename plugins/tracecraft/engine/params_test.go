@@ -121,14 +121,16 @@ func TestParams(t *testing.T) {
 				t.Errorf("strokes without gap filler: %s", doc)
 			}
 		}},
+		// The gap filler is the lower shape's own fill reaching under the upper one: the
+		// white background's hole under the blue square (4..28) shrinks by its width.
 		{"gapFiller on with gapFillerWidth", nested, map[string]any{"gapFiller": "on", "gapFillerWidth": 0.5}, func(t *testing.T, doc []byte) {
-			if !bytes.Contains(doc, []byte(`stroke-width=".5"`)) || count(doc, `stroke="#`) == 0 {
-				t.Errorf("no 0.5 px gap filler: %.300s", doc)
+			if !bytes.Contains(doc, []byte(`M27.5 4.5v23H4.5V4.5Z`)) || bytes.Contains(doc, []byte("stroke")) {
+				t.Errorf("no 0.5 px gap filler drawn as fill: %.300s", doc)
 			}
 		}},
 		{"gapFiller auto: on at 1 px for flat shapes", nested, map[string]any{}, func(t *testing.T, doc []byte) {
-			if !bytes.Contains(doc, []byte(`stroke-width="1"`)) {
-				t.Errorf("no 1 px gap filler: %.300s", doc)
+			if !bytes.Contains(doc, []byte(`M27 5V27H5V5Z`)) || bytes.Contains(doc, []byte("stroke")) {
+				t.Errorf("no 1 px gap filler drawn as fill: %.300s", doc)
 			}
 		}},
 		{"gapFiller auto: off for hairlines", enginetest.Lines(96, 64), map[string]any{}, func(t *testing.T, doc []byte) {

@@ -208,3 +208,33 @@ func TestReverse(t *testing.T) {
 		t.Errorf("reversing twice gives %+v", rr)
 	}
 }
+
+func TestParallelMovesACircleToTheConcentricCircle(t *testing.T) {
+	// A circle of radius 20 as four cubics, walked clockwise on screen (y down): its
+	// right-hand normal points to the centre, so Parallel(d) is the circle of radius
+	// 20 - d. Every point of it must lie at that radius, to within a hundredth of the
+	// distance moved (Offset alone strays over a tenth of it).
+	const r, k = 20.0, 0.5522847498
+	c := fit.Point{X: 50, Y: 50}
+	at := func(x, y float64) fit.Point { return fit.Point{X: c.X + x, Y: c.Y + y} }
+	circle := fit.Path{From: at(r, 0), Segs: []fit.Segment{
+		{Cubic: true, C1: at(r, k*r), C2: at(k*r, r), To: at(0, r)},
+		{Cubic: true, C1: at(-k*r, r), C2: at(-r, k*r), To: at(-r, 0)},
+		{Cubic: true, C1: at(-r, -k*r), C2: at(-k*r, -r), To: at(0, -r)},
+		{Cubic: true, C1: at(k*r, -r), C2: at(r, -k*r), To: at(r, 0)},
+	}}
+	for _, d := range []float64{1, -1, 4} {
+		p := circle.Parallel(d)
+		prev := p.From
+		worst := 0.0
+		for _, s := range p.Segs {
+			for i := 0; i <= 16; i++ {
+				worst = math.Max(worst, math.Abs(s.Eval(prev, float64(i)/16).Sub(c).Len()-(r-d)))
+			}
+			prev = s.To
+		}
+		if worst > 0.01*math.Abs(d) {
+			t.Errorf("Parallel(%v) strays %.4f from the circle of radius %v", d, worst, r-d)
+		}
+	}
+}

@@ -135,3 +135,39 @@ func (p Path) WithEnds(from, to Point) Path {
 	last.To = to
 	return out
 }
+
+// Parallel returns the path moved by d along its right-hand normal like Offset, with
+// each cubic's handles also scaled by 1 - d*k, k the signed curvature at their end
+// (positive where the path bends towards the normal): a cubic that approximates a
+// circular arc of radius R then becomes the same approximation of the arc of radius
+// R - d, which is the parallel curve, where Offset alone bulges out in the middle.
+func (p Path) Parallel(d float64) Path {
+	out := p.Offset(d)
+	if d == 0 {
+		return out
+	}
+	prev, oprev := p.From, out.From
+	for i, s := range p.Segs {
+		o := &out.Segs[i]
+		if s.Cubic {
+			k0 := curvature(prev, s.C1, s.C2)
+			k1 := curvature(s.To, s.C2, s.C1) // walked backwards: the sign flips
+			o.C1 = oprev.Add(s.C1.Sub(prev).Mul(max(0, 1-d*k0)))
+			o.C2 = o.To.Add(s.C2.Sub(s.To).Mul(max(0, 1+d*k1)))
+		}
+		prev, oprev = s.To, o.To
+	}
+	return out
+}
+
+// curvature returns the signed curvature at a, the end of a cubic whose nearer control
+// points are b then c: 2/3 |ab x bc| / |ab|^3, positive where the curve, walked from a,
+// bends towards its right-hand normal; 0 for a degenerate handle.
+func curvature(a, b, c Point) float64 {
+	ab := b.Sub(a)
+	l := ab.Len()
+	if l < 1e-9 {
+		return 0
+	}
+	return 2.0 / 3.0 * ab.Cross(c.Sub(b)) / (l * l * l)
+}

@@ -39,6 +39,12 @@ type Options struct {
 	// wide, to hide the seams anti-aliasing leaves between abutting shapes.
 	GapFiller      bool
 	GapFillerWidth float64
+	// Underlap draws the gap filler as fill instead of a stroke: a shape's edges that
+	// border an opaque shape painted above it move under that shape (see Underlap),
+	// and no edge moves otherwise (EdgeShifts are all 0). One fill colour then paints
+	// the shape and its gap filler, so an editor that recolours the fill leaves no
+	// outline of the old colour.
+	Underlap bool
 	// Override, when set, is the paint of every shape of the stroke styles.
 	Override *color.NRGBA
 }
@@ -63,6 +69,9 @@ type Plan struct {
 	shapes []shape
 	groups []Group
 	rank   []int
+	// thick marks the regions thick enough for the full gap filler (see
+	// minStrokedThickness); set with the gap filler.
+	thick []bool
 }
 
 // NewPlan orders the regions of seg, painted in their colours, for opt.
@@ -107,6 +116,7 @@ func (p *Plan) Rank(r int32) int {
 // the image border needs no filler.
 func (p *Plan) markStroked(seg *segment.Segmentation) {
 	thick := thickRegions(seg)
+	p.thick = thick
 	for _, e := range seg.Planar.Edges {
 		l, r := p.Rank(e.Left), p.Rank(e.Right)
 		if l < 0 || r < 0 || l == r {
@@ -197,6 +207,9 @@ func (p *Plan) EdgeShifts(seg *segment.Segmentation) []float64 {
 	if opt.Style != Fill || !opt.GapFiller {
 		return shifts
 	}
+	if opt.Underlap {
+		return shifts
+	}
 	half := opt.GapFillerWidth / 2
 	for ei := range pm.Edges {
 		e := &pm.Edges[ei]
@@ -212,6 +225,27 @@ func (p *Plan) EdgeShifts(seg *segment.Segmentation) []float64 {
 		}
 	}
 	return shifts
+}
+
+// Underlap returns how far the filled shape of region r reaches, past its edge with
+// region other, under other (in pixels, along the normal from r to other) when the gap
+// filler is drawn as fill (Options.Underlap): the whole gap filler width when other is
+// an opaque shape painted above r and thick enough for it, half of it when other is
+// thinner (so that r does not show through on its far side), and 0 otherwise: along the
+// image border, transparency, translucent shapes and shapes painted below r, which
+// reach under r themselves.
+func (p *Plan) Underlap(r, other int32) float64 {
+	if !p.opt.Underlap || !p.opt.GapFiller || p.opt.Style != Fill || p.groups == nil || other < 0 {
+		return 0
+	}
+	kr, ko := p.Rank(r), p.Rank(other)
+	if kr < 0 || ko <= kr || p.groups[kr].Paint.A != 255 || p.groups[ko].Paint.A != 255 {
+		return 0
+	}
+	if p.thick != nil && p.thick[other] {
+		return p.opt.GapFillerWidth
+	}
+	return p.opt.GapFillerWidth / 2
 }
 
 // shapes returns the opaque regions in drawing order: larger outer rings first, which

@@ -37,10 +37,10 @@ func Write(res *refine.Result, plan *paint.Plan, opt Options) []byte {
 	pm := res.Seg.Planar
 	po := opt.Paint
 	var b bytes.Buffer
-	w := &writer{res: res, opt: opt, buf: &b, path: svg.NewPath(opt.Precision)}
+	w := &writer{res: res, plan: plan, opt: opt, buf: &b, path: svg.NewPath(opt.Precision)}
 	extra := ""
 	switch {
-	case po.Style == paint.Fill && po.GapFiller && plan.AnyStroked():
+	case po.Style == paint.Fill && po.GapFiller && !po.Underlap && plan.AnyStroked():
 		extra = ` stroke-width="` + svg.Num(po.GapFillerWidth, 3) + `" stroke-linejoin="round"`
 	case po.Style != paint.Fill:
 		extra = ` fill="none" stroke-width="` + svg.Num(opt.StrokeWidth, 3) + `" stroke-linejoin="round"`
@@ -63,6 +63,7 @@ func Write(res *refine.Result, plan *paint.Plan, opt Options) []byte {
 
 type writer struct {
 	res  *refine.Result
+	plan *paint.Plan
 	opt  Options
 	buf  *bytes.Buffer
 	path *svg.Path
@@ -78,7 +79,7 @@ func (w *writer) regions(groups []paint.Group) {
 	}
 	bs := make([]batch, len(groups))
 	for i, g := range groups {
-		bs[i] = batch{paint: g.Paint, items: g.Regions, stroked: g.Stroked}
+		bs[i] = batch{paint: g.Paint, items: g.Regions, stroked: g.Stroked && !w.opt.Paint.Underlap}
 	}
 	w.writeGroups(bs, func(r int) { w.regionPath(r, holes) })
 }
@@ -171,16 +172,57 @@ func (w *writer) regionPath(r int, holes [][]int32) {
 	rings := w.res.Seg.Planar.RegionRings[r]
 	if !w.opt.Paint.Stacked {
 		for _, ri := range rings {
-			var p fit.Path
-			p, w.segs = w.res.AppendRing(int(ri), w.segs[:0])
-			w.ring(p)
+			w.ring(w.regionRing(r, int(ri)))
 		}
 		return
 	}
-	w.ring(w.res.Ring(int(rings[0])))
+	w.ring(w.regionRing(r, int(rings[0])))
 	for _, ri := range holes[r] {
 		w.ring(w.res.Ring(int(ri)).Reverse())
 	}
+}
+
+// regionRing returns ring ri of region r as one closed path, with the half-edges that
+// border a shape painted above r moved under it by the plan's Underlap (the gap filler
+// drawn as r's own fill); a moved half-edge is joined to its neighbours by straight
+// lines, which run under the shape above.
+func (w *writer) regionRing(r, ri int) fit.Path {
+	pm := w.res.Seg.Planar
+	ring := &pm.Rings[ri]
+	var out fit.Path
+	w.segs = w.segs[:0]
+	for k, h := range ring.Half {
+		e := &pm.Edges[h.Edge()]
+		other := e.Right
+		if h.Reversed() {
+			other = e.Left
+		}
+		p := w.res.Half(h)
+		if d := w.plan.Underlap(int32(r), other); d != 0 {
+			p = p.Parallel(d)
+		}
+		switch {
+		case k == 0:
+			out.From = p.From
+		case p.From != w.end(out):
+			w.segs = append(w.segs, fit.Segment{To: p.From})
+		}
+		w.segs = append(w.segs, p.Segs...)
+		out.Segs = w.segs
+	}
+	if len(out.Segs) > 0 && w.end(out) != out.From {
+		w.segs = append(w.segs, fit.Segment{To: out.From})
+		out.Segs = w.segs
+	}
+	return out
+}
+
+// end returns where p ends: its last segment's end, or its start when it has none.
+func (w *writer) end(p fit.Path) fit.Point {
+	if len(p.Segs) == 0 {
+		return p.From
+	}
+	return p.Segs[len(p.Segs)-1].To
 }
 
 // ring adds one closed path to the current path data.
