@@ -75,6 +75,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("- queue: lane public %d workers, %d waiting; lane keyed %d workers, %d waiting, shared fairly between keys. A full queue answers 429 with Retry-After in seconds.",
 		s.Tracing.Public.Stats().Workers, s.Tracing.Public.Stats().Capacity, s.Tracing.Keyed.Stats().Workers, s.Tracing.Keyed.Stats().Capacity)
 	p("- job time: %s; a job that runs longer is stopped and answered 503 job_timeout.", s.Tracing.JobTimeout)
+	p("- uploads: %s", s.uploadLimits())
 	p("")
 	p("## Errors")
 	p("Every error is JSON: {\"error\":{\"code\":\"...\",\"message\":\"...\",\"details\":[{\"field\":\"...\",\"message\":\"...\",\"value\":...}]}}.")
@@ -85,6 +86,22 @@ func (s *Server) llms(c *gin.Context) {
 	p("## Example")
 	p("curl -s -F image=@logo.png -F 'settings={\"preset\":\"logo\"}' http://HOST/api/vectorize | jq -r .svg > logo.svg")
 	c.Data(200, "text/plain; charset=utf-8", []byte(b.String()))
+}
+
+// uploadLimits describes the bounds on receiving uploads, for /llms.txt.
+func (s *Server) uploadLimits() string {
+	var parts []string
+	if pace := s.UploadPace; pace.MinRate > 0 {
+		parts = append(parts, fmt.Sprintf("after the first %s a body must arrive at %s per second on average, or it is answered 408 upload_too_slow and the connection closed", pace.Grace, bytesText(pace.MinRate)))
+	}
+	if s.UploadPace.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("a request must arrive whole within %s", s.UploadPace.Limit))
+	}
+	if n := s.Tracing.Senders.Max(); n > 0 {
+		parts = append(parts, fmt.Sprintf("one address may send %d uploads at once; more are answered 429 too_many_uploads", n))
+	}
+	parts = append(parts, "upload memory is reserved as bytes arrive; when the host holds all it may, 429 queue_full")
+	return strings.Join(parts, "; ") + "."
 }
 
 func paramSummary(p sdk.Param) string {
