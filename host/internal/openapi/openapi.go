@@ -46,7 +46,7 @@ func ParamsSchema(engine string) string { return "EngineParams." + engine }
 var vectorizeCodes = []string{
 	fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
 	fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest, fault.InvalidAPIKey,
-	fault.QueueFull, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
+	fault.QueueFull, fault.TooManyUploads, fault.UploadTooSlow, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
 	fault.OutputTooLarge, fault.EngineBadOutput, fault.Internal, fault.NotAcceptable,
 }
 
@@ -184,7 +184,7 @@ func errorResponses(codes []string) obj {
 			lines = append(lines, "- "+c)
 		}
 		h := commonHeaders()
-		if slices.Contains(cs, fault.QueueFull) {
+		if slices.Contains(cs, fault.QueueFull) || slices.Contains(cs, fault.TooManyUploads) {
 			h["Retry-After"] = ref("headers", "RetryAfter")
 		} else if slices.Contains(cs, fault.EngineUnavailable) {
 			h["Retry-After"] = ref("headers", "Backoff")
@@ -241,7 +241,9 @@ func (s Service) vectorizeOp() obj {
 		"operationId": "vectorize",
 		"summary":     "Trace a bitmap image into an SVG",
 		"description": "Without a key the job runs on the public lane; with a valid X-API-Key on the keyed lane, and counts " +
-			"in the key's usage. A full queue is answered 429 before the body is read. The answer is JSON unless Accept prefers " +
+			"in the key's usage. A full queue is answered 429 before the body is read, and so are more uploads at once from one " +
+			"address than the service receives (too_many_uploads); a body that arrives slower than the minimum upload rate " +
+			"(see /llms.txt) is answered 408 upload_too_slow and its connection closed. The answer is JSON unless Accept prefers " +
 			"a bare file: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, " +
 			"image/png. Without output.format in the settings, that type also chooses the format; with it, only that " +
 			"format's types are offered. An Accept that allows nothing offered is 406 not_acceptable.",
