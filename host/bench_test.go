@@ -84,9 +84,18 @@ func percentile(sorted []time.Duration, p float64) float64 {
 
 // BenchmarkHostOverhead times requests through HTTP and subtracts the engine process's
 // own work (decode and trace, as it reports them): what remains is the host's overhead.
-// It also reports the time to read the image's header, which the host does itself.
+// Between its requests it sends the same upload to BenchmarkUploadFloor's bare server,
+// under the same load: beyond-floor-p50-ms is the overhead's p50 minus the floor's, what
+// the host adds to receiving the upload (the target is at most 1 ms). It also reports
+// the time to read the image's header, which the host does itself. With
+// TRACECRAFT_BENCH_CPU_PROFILE=FILE the host writes a CPU profile of the run to FILE.
 func BenchmarkHostOverhead(b *testing.B) {
-	h := startHost(b, newPlugins(b, "testengine"), "", "--workers", "2")
+	var flags []string
+	if f := os.Getenv("TRACECRAFT_BENCH_CPU_PROFILE"); f != "" {
+		flags = append(flags, "--cpu-profile", f)
+	}
+	h := startHost(b, newPlugins(b, "testengine"), "", append([]string{"--workers", "2"}, flags...)...)
+	floor := startFloorServer(b)
 	for _, size := range []struct {
 		name string
 		img  []byte
@@ -99,11 +108,14 @@ func BenchmarkHostOverhead(b *testing.B) {
 		img := size.img
 		b.Run(size.name, func(b *testing.B) {
 			b.SetBytes(int64(len(img)))
-			var overhead, inHost []time.Duration
+			var overhead, inHost, floorLat []time.Duration
 			ctype, body := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"testengine"}`)})
 			cpu0, n := processCPU(b, h.cmd.Process.Pid), 0
 			for b.Loop() {
 				n++
+				b.StopTimer()
+				floorLat = append(floorLat, floorRequest(b, floor, ctype, body))
+				b.StartTimer()
 				req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
 				req.Header.Set("Content-Type", ctype)
 				start := time.Now()
@@ -150,6 +162,9 @@ func BenchmarkHostOverhead(b *testing.B) {
 				}
 			}
 			b.ReportMetric(percentile(overhead, 50), "overhead-p50-ms")
+			sort.Slice(floorLat, func(i, j int) bool { return floorLat[i] < floorLat[j] })
+			b.ReportMetric(percentile(floorLat, 50), "floor-p50-ms")
+			b.ReportMetric(percentile(overhead, 50)-percentile(floorLat, 50), "beyond-floor-p50-ms")
 			b.ReportMetric(percentile(overhead, 99), "overhead-p99-ms")
 			b.ReportMetric(float64(time.Since(header).Microseconds())/1000/reps, "header-ms")
 			b.ReportMetric(float64(len(img))/1e6, "file-MB")
@@ -288,10 +303,25 @@ func peakRSS(b *testing.B) {
 }
 
 // BenchmarkUploadFloor times a bare net/http server, in a process of its own, that reads
-// the same 4 MP multipart
-// upload and discards it: the least any Go HTTP service needs to receive it, for
-// reading BenchmarkHostOverhead's 4 MP figure.
+// the same 4 MP multipart upload and discards it: the least any Go HTTP service needs to
+// receive it, for reading BenchmarkHostOverhead's 4 MP figure. BenchmarkHostOverhead
+// also times it for each of its images, between its own requests (floor-p50-ms).
 func BenchmarkUploadFloor(b *testing.B) {
+	url := startFloorServer(b)
+	ctype, body := form(part{name: "image", filename: "in.png", data: photoPNG(b, 2000, 2000)})
+	b.SetBytes(int64(len(body)))
+	var lat []time.Duration
+	for b.Loop() {
+		lat = append(lat, floorRequest(b, url, ctype, body))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(percentile(lat, 50), "p50-ms")
+	b.ReportMetric(percentile(lat, 99), "p99-ms")
+}
+
+// startFloorServer starts the bare server of BenchmarkUploadFloor, stopped when b ends,
+// and returns its URL.
+func startFloorServer(b *testing.B) string {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), floorServerEnv+"=1")
 	out, err := cmd.StdoutPipe()
@@ -301,27 +331,23 @@ func BenchmarkUploadFloor(b *testing.B) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		b.Fatalf("floor server: %v", err)
 	}
-	url := "http://" + strings.TrimSpace(addr)
-	ctype, body := form(part{name: "image", filename: "in.png", data: photoPNG(b, 2000, 2000)})
-	b.SetBytes(int64(len(body)))
-	var lat []time.Duration
-	for b.Loop() {
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-		req.Header.Set("Content-Type", ctype)
-		start := time.Now()
-		if r := do(b, req); r.status != 200 {
-			b.Fatalf("floor server: %s", r)
-		}
-		lat = append(lat, time.Since(start))
+	return "http://" + strings.TrimSpace(addr)
+}
+
+// floorRequest sends one upload to the floor server and returns the time to its answer.
+func floorRequest(b *testing.B, url, ctype string, body []byte) time.Duration {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	start := time.Now()
+	if r := do(b, req); r.status != 200 {
+		b.Fatalf("floor server: %s", r)
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	b.ReportMetric(percentile(lat, 50), "p50-ms")
-	b.ReportMetric(percentile(lat, 99), "p99-ms")
+	return time.Since(start)
 }
 
 // floorServerEnv makes the test binary serve as BenchmarkUploadFloor's bare server.

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,6 +50,7 @@ type serveConfig struct {
 	crashBackoff time.Duration
 	containment  string
 	corsOrigins  string
+	cpuProfile   string
 }
 
 // serve runs the HTTP service until ctx ends (SIGINT or SIGTERM), then drains it.
@@ -58,10 +60,33 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	if m.cfg.cpuProfile != "" {
+		stop, err := startCPUProfile(m.cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
 	return m.Run(ctx)
+}
+
+// startCPUProfile profiles the process's CPU into file until stop is called.
+func startCPUProfile(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // Main is the serve command as a value: ParseFlags, Open, Run until the context ends,
@@ -102,6 +127,7 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.DurationVar(&cfg.crashBackoff, "crash-backoff", 30*time.Second, "how long a failing engine's jobs are refused (503) before it is tried again; doubled when it fails again, up to 16 times")
 	fs.StringVar(&cfg.containment, "containment", string(engines.ContainAuto), "how what an engine starts dies with it: auto (cgroup v2 where the host may create one, else process groups), cgroup (refuse to start without it) or pgroup")
 	fs.StringVar(&cfg.corsOrigins, "cors-origins", "", `origins whose web pages may call the API from a browser, comma-separated ("https://app.example.com,https://*.example.org"), or "*" for any; empty allows none`)
+	fs.StringVar(&cfg.cpuProfile, "cpu-profile", "", "write a CPU profile (pprof) of the host to this file until it stops, for finding where its time goes")
 	cfg.storeFlags(fs)
 	cfg.engineFlags(fs)
 	cfg.logFlags(fs)
