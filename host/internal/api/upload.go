@@ -123,6 +123,10 @@ func readUpload(w http.ResponseWriter, r *http.Request, body io.ReadCloser, maxI
 // readInPlace reads the whole body into f and finds its fields there.
 func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.ImageFile) (upload, error) {
 	up := upload{held: f}
+	found := newDelimiters(body, boundary)
+	if found != nil {
+		body = found
+	}
 	over, err := f.Fill(body)
 	if err != nil {
 		return up, bodyError(err, maxImage)
@@ -131,7 +135,7 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 		return up, tooLarge(maxImage, -1)
 	}
 	data := f.Bytes()
-	parts, err := parseForm(data, boundary)
+	parts, err := parseForm(data, boundary, found)
 	switch {
 	case errors.Is(err, errFormUnusual):
 		// The image is copied out of the body into memory.
