@@ -44,7 +44,7 @@ func (h *host) send(img []byte, settings, key string) *sent {
 }
 
 // wait returns the request's answer, failing the test after a minute.
-func (s *sent) wait(t *testing.T) reply {
+func (s *sent) wait(t testing.TB) reply {
 	t.Helper()
 	select {
 	case r := <-s.done:
@@ -67,7 +67,7 @@ func (h *host) lane(name string) map[string]any {
 }
 
 // waitLane waits until the named lane has busy running and queued waiting jobs.
-func (h *host) waitLane(t *testing.T, name string, busy, queued float64) {
+func (h *host) waitLane(t testing.TB, name string, busy, queued float64) {
 	t.Helper()
 	if !testbin.Eventually(10*time.Second, func() bool {
 		l := h.lane(name)
