@@ -15,41 +15,91 @@ import (
 // (upload, checks, the engine call) is a few milliseconds whatever the image.
 const minJobTime = 5 * time.Millisecond
 
-// jobTimes forecasts how long a job will hold a worker from the jobs that finished:
-// per kind (the engine asked for), the time per pixel, a moving average over roughly
-// the last ten jobs of that kind; and over all jobs, the time of a job, for a job of
-// unknown kind or size.
+// margin is what a forecast adds to the work ahead: a client that comes back early is
+// refused again, one that comes a little late only waits a little, so the forecast errs
+// late. Job times on a busy machine vary by tens of percent.
+const margin = 1.25
+
+// jobTimes forecasts how long a job will hold a worker when every worker of the lane is
+// busy (a lane refuses jobs only then), from the jobs that finished: per kind (the
+// engine asked for), the time per pixel, and over all jobs, the time of a job (for a job
+// of unknown kind or size); each a moving average over roughly the last five jobs. Jobs
+// that ran while every worker was busy ("full") are kept apart from the others: on a
+// machine with fewer spare cores than workers, and with engines that use several cores,
+// a job takes longer when the others run too. Until a kind has been seen under full load,
+// its time alone is scaled by the slowdown, learned from the kinds seen both ways.
 type jobTimes struct {
-	perPixel map[string]float64 // ns per pixel by kind
-	avg      time.Duration
+	kinds map[string]*kindTimes
+	// alone and full are the average job times; full is zero until a job ran full.
+	alone, full time.Duration
+	slowdown    float64
 }
 
-func newJobTimes(initial time.Duration) *jobTimes {
-	return &jobTimes{perPixel: map[string]float64{}, avg: initial}
+// kindTimes are a kind's times per pixel in ns, alone and full; zero: none yet.
+type kindTimes struct{ alone, full float64 }
+
+// newJobTimes returns a model whose first forecast is initial for a job alone, and
+// slowdown times that under full load.
+func newJobTimes(initial time.Duration, slowdown float64) *jobTimes {
+	return &jobTimes{kinds: map[string]*kindTimes{}, alone: initial, slowdown: max(1, slowdown)}
 }
 
-// observe adds a job of kind on pixels pixels that took took.
-func (m *jobTimes) observe(kind string, pixels int64, took time.Duration) {
-	m.avg += (took - m.avg) / 5
+// ema moves the average avg a fifth of the way to x; a zero avg becomes x.
+func ema(avg, x float64) float64 {
+	if avg == 0 {
+		return x
+	}
+	return avg + (x-avg)/5
+}
+
+// observe adds a job of kind on pixels pixels that took took, full if every worker of
+// the lane was busy while it ran.
+func (m *jobTimes) observe(kind string, pixels int64, took time.Duration, full bool) {
+	if full {
+		m.full = time.Duration(ema(float64(m.full), float64(took)))
+	} else {
+		m.alone = time.Duration(ema(float64(m.alone), float64(took)))
+	}
 	if pixels <= 0 {
 		return
 	}
+	k := m.kinds[kind]
+	if k == nil {
+		k = &kindTimes{}
+		m.kinds[kind] = k
+	}
 	rate := float64(took) / float64(pixels)
-	if old, ok := m.perPixel[kind]; ok {
-		m.perPixel[kind] = old + (rate-old)/5
+	if full {
+		if k.alone > 0 {
+			m.slowdown = min(16, max(1, ema(m.slowdown, rate/k.alone)))
+		}
+		k.full = ema(k.full, rate)
 	} else {
-		m.perPixel[kind] = rate
+		if k.full > 0 {
+			m.slowdown = min(16, max(1, ema(m.slowdown, k.full/rate)))
+		}
+		k.alone = ema(k.alone, rate)
 	}
 }
 
-// predict forecasts the time of a job of kind on pixels pixels: by its kind's time per
-// pixel when the kind has been seen and the size is known, else the average job's.
+// predict forecasts the time of a job of kind on pixels pixels under full load: by its
+// kind's time per pixel when the kind has been seen and the size is known, else the
+// average job's.
 func (m *jobTimes) predict(kind string, pixels int64) time.Duration {
-	rate, ok := m.perPixel[kind]
-	if !ok || pixels <= 0 {
-		return max(minJobTime, m.avg)
+	k := m.kinds[kind]
+	var d time.Duration
+	switch {
+	case k == nil || pixels <= 0:
+		d = m.full
+		if d == 0 {
+			d = time.Duration(float64(m.alone) * m.slowdown)
+		}
+	case k.full > 0:
+		d = time.Duration(k.full * float64(pixels))
+	default:
+		d = time.Duration(k.alone * float64(pixels) * m.slowdown)
 	}
-	return max(minJobTime, time.Duration(rate*float64(pixels)))
+	return max(minJobTime, d)
 }
 
 // remaining forecasts the rest of a running job predicted to take predicted that has

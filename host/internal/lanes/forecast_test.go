@@ -37,28 +37,38 @@ func TestScheduleTakesTheJobsAheadOnTheFirstWorkerFree(t *testing.T) {
 	}
 }
 
-func TestAJobIsForecastFromItsKindsTimePerPixel(t *testing.T) {
-	m := newJobTimes(time.Second)
-	if got := m.predict("vtracer", 1000); got != time.Second {
-		t.Errorf("before any job: %v, want the initial 1s", got)
+func TestAJobIsForecastFromItsKindsTimePerPixelUnderFullLoad(t *testing.T) {
+	m := newJobTimes(time.Second, 2)
+	if got := m.predict("vtracer", 1000); got != 2*time.Second {
+		t.Errorf("before any job: %v, want the initial 1s twice as slow under full load", got)
 	}
-	m.observe("vtracer", 1000, 2*time.Second)
-	m.observe("potrace", 1000, 100*time.Millisecond)
+	m.observe("vtracer", 1000, 2*time.Second, false)       // alone: 2 ms a pixel
+	m.observe("potrace", 1000, 100*time.Millisecond, true) // full: 0.1 ms a pixel
+	if got := m.predict("vtracer", 4000); got != 16*time.Second {
+		t.Errorf("a kind seen alone: %v, want 4000 pixels at 2 ms, twice as slow", got)
+	}
+	m.observe("vtracer", 1000, 3*time.Second, true) // full: 1.5 times its time alone
 	tests := []struct {
+		name   string
 		kind   string
 		pixels int64
 		want   time.Duration
 	}{
-		{"vtracer", 4000, 8 * time.Second},
-		{"potrace", 4000, 400 * time.Millisecond},
-		{"potrace", 1, minJobTime},
-		{"unknown", 4000, m.avg},
-		{"vtracer", 0, m.avg},
+		{"a kind seen under full load", "vtracer", 4000, 12 * time.Second},
+		{"another", "potrace", 4000, 400 * time.Millisecond},
+		{"a tiny image", "potrace", 1, minJobTime},
+		{"an unknown kind: the average job under full load", "unknown", 4000, 680 * time.Millisecond},
+		{"an unknown size", "vtracer", 0, 680 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		if got := m.predict(tt.kind, tt.pixels); got != tt.want {
-			t.Errorf("%s on %d pixels: %v, want %v", tt.kind, tt.pixels, got, tt.want)
+			t.Errorf("%s (%s on %d pixels): %v, want %v", tt.name, tt.kind, tt.pixels, got, tt.want)
 		}
+	}
+	// The slowdown learned from vtracer (2 towards 1.5: 1.9) scales a kind seen alone.
+	m.observe("tracecraft", 1000, time.Second, false)
+	if got := m.predict("tracecraft", 1000); got != 1900*time.Millisecond {
+		t.Errorf("a kind seen alone after the slowdown was learned: %v, want 1.9s", got)
 	}
 }
 
@@ -93,12 +103,11 @@ func retryAfter(t *testing.T, l *Lane, key string) int {
 // TestRefusedClientsAreToldSuccessivePlaces fills a lane of 2 workers and 3 places with
 // jobs forecast at 4 s, on a fake clock: the clients refused one after the other are
 // told when successive places free (two at 4 s as the running jobs end, two at 8 s, one
-// at 12 s), not all the same time; the running jobs' elapsed time counts; a client
-// that comes back takes its place, and places not claimed are given up when long
-// overdue.
+// at 12 s, each with the forecast's margin of a quarter), not all the same time; the
+// running jobs' elapsed time counts; places not claimed are given up when long overdue.
 func TestRefusedClientsAreToldSuccessivePlaces(t *testing.T) {
 	c := &clock{now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
-	l := New(Config{Name: "public", Workers: 2, Capacity: 3, InitialJobTime: 4 * time.Second, Now: c.Now})
+	l := New(Config{Name: "public", Workers: 2, Capacity: 3, InitialJobTime: 4 * time.Second, Cores: 1, Now: c.Now})
 	defer l.Close()
 	g := newGate()
 	var errs []chan error
@@ -110,15 +119,16 @@ func TestRefusedClientsAreToldSuccessivePlaces(t *testing.T) {
 	for range 5 {
 		got = append(got, retryAfter(t, l, ""))
 	}
-	if want := []int{4, 4, 8, 8, 12}; !reflect.DeepEqual(got, want) {
+	if want := []int{5, 5, 10, 10, 15}; !reflect.DeepEqual(got, want) {
 		t.Errorf("successive refusals told %v, want %v", got, want)
 	}
 
 	// 3 s later (no job has ended, the forecast holds), and the five booked retries
-	// still outstanding, the next is told the sixth place: 12 - 3 = 9 s.
+	// still outstanding, the next is told the sixth place: 12 - 3 = 9 s, 11.25 s with
+	// the margin.
 	c.advance(3 * time.Second)
-	if got := retryAfter(t, l, ""); got != 9 {
-		t.Errorf("after 3 s: %d, want 9", got)
+	if got := retryAfter(t, l, ""); got != 12 {
+		t.Errorf("after 3 s: %d, want 12", got)
 	}
 	// Long after every booked retry was due, none of them counts: the first place
 	// frees when the running jobs, late now, need a tenth of their time more.
@@ -148,10 +158,11 @@ func TestAKeysShareFreesWhenItsWaitingJobStarts(t *testing.T) {
 	waitStats(t, l, 1, 1)
 	errs = append(errs, submit(l, context.Background(), "a", g.job("a")))
 	waitStats(t, l, 1, 2)
-	// a runs (3 s), then b (3 s), then a's waiting job starts: at 6 s.
+	// a runs (3 s), then b (3 s), then a's waiting job starts: at 6 s, 7.5 s with the
+	// margin.
 	var fe *fault.Error
-	if err := l.Full("a"); !errors.As(err, &fe) || fe.RetryAfter != 6 {
-		t.Errorf("a refused with %v, want queue_full for its share, retry after 6 s", err)
+	if err := l.Full("a"); !errors.As(err, &fe) || fe.RetryAfter != 8 {
+		t.Errorf("a refused with %v, want queue_full for its share, retry after 8 s", err)
 	}
 	close(g.release)
 	for _, ch := range errs {

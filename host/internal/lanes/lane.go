@@ -7,6 +7,7 @@ package lanes
 import (
 	"context"
 	"errors"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -43,6 +44,10 @@ type Config struct {
 	PerKey int
 	// InitialJobTime seeds the job-time forecast before any job has finished.
 	InitialJobTime time.Duration
+	// Cores is how many CPU cores the jobs share; 0 means runtime.NumCPU(). Until the
+	// lane has seen jobs run with every worker busy, it takes them to run min(Workers,
+	// Cores) times slower then than alone, as jobs that each use every core would.
+	Cores int
 	// Now returns the time; nil means time.Now. Tests set a fake clock.
 	Now func() time.Time
 }
@@ -84,7 +89,9 @@ type job struct {
 	started time.Time
 	// predicted is the forecast of the job's time, made when it was queued.
 	predicted time.Duration
-	done      chan struct{}
+	// alone says whether a worker of the lane was idle at some point while it ran.
+	alone bool
+	done  chan struct{}
 }
 
 // New starts a lane's workers; Close stops them.
@@ -101,7 +108,11 @@ func New(cfg Config) *Lane {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	l := &Lane{cfg: cfg, queues: map[string][]*job{}, running: map[*job]struct{}{}, times: newJobTimes(cfg.InitialJobTime)}
+	if cfg.Cores <= 0 {
+		cfg.Cores = runtime.NumCPU()
+	}
+	l := &Lane{cfg: cfg, queues: map[string][]*job{}, running: map[*job]struct{}{},
+		times: newJobTimes(cfg.InitialJobTime, float64(min(cfg.Workers, cfg.Cores)))}
 	l.wake = sync.NewCond(&l.mu)
 	l.done.Add(cfg.Workers)
 	for i := 0; i < cfg.Workers; i++ {
@@ -208,7 +219,7 @@ func (l *Lane) forecast(key string, perKey bool, now time.Time) time.Duration {
 	}
 	starts, finishes := schedule(l.cfg.Workers, running, ahead)
 	if !perKey {
-		return finishes[min(len(l.retries), len(finishes)-1)]
+		return scale(finishes[min(len(l.retries), len(finishes)-1)])
 	}
 	// The key's place: its waiting job after those its earlier refused clients take.
 	want, seen := l.retries.of(key), 0
@@ -218,7 +229,7 @@ func (l *Lane) forecast(key string, perKey bool, now time.Time) time.Duration {
 			continue
 		}
 		if seen == want {
-			return starts[i]
+			return scale(starts[i])
 		}
 		seen++
 		last = starts[i]
@@ -226,8 +237,11 @@ func (l *Lane) forecast(key string, perKey bool, now time.Time) time.Duration {
 	// More clients of the key were told to come back than it has jobs waiting: each
 	// later place comes a round of the keys later.
 	round := typical * time.Duration(max(1, len(l.ring))) / time.Duration(l.cfg.Workers)
-	return last + round*time.Duration(want-seen+1)
+	return scale(last + round*time.Duration(want-seen+1))
 }
+
+// scale adds the forecast's margin to a wait.
+func scale(wait time.Duration) time.Duration { return time.Duration(float64(wait) * margin) }
 
 // serviceOrder returns the waiting jobs in the order pop will take them, if no other
 // job comes. l.mu is held.
@@ -315,18 +329,30 @@ func (l *Lane) work() {
 		j := l.pop()
 		j.started = l.cfg.Now()
 		l.running[j] = struct{}{}
+		l.noteIdle()
 		l.mu.Unlock()
 
 		j.fn(j.ctx)
 
 		l.mu.Lock()
-		delete(l.running, j)
 		if j.ctx.Err() == nil {
 			// A cancelled job's time says little about the next ones.
-			l.times.observe(j.kind, j.pixels, l.cfg.Now().Sub(j.started))
+			l.times.observe(j.kind, j.pixels, l.cfg.Now().Sub(j.started), !j.alone)
 		}
+		delete(l.running, j)
+		l.noteIdle()
 		l.mu.Unlock()
 		close(j.done)
+	}
+}
+
+// noteIdle marks the running jobs as not run under full load when a worker is idle.
+// l.mu is held.
+func (l *Lane) noteIdle() {
+	if len(l.running) < l.cfg.Workers {
+		for j := range l.running {
+			j.alone = true
+		}
 	}
 }
 
@@ -337,7 +363,8 @@ type Stats struct {
 	Busy     int    `json:"busy"`
 	Queued   int    `json:"queued"`
 	Capacity int    `json:"capacity"`
-	// AvgJobMs is the moving average of recent job times.
+	// AvgJobMs is the forecast of a job's time when every worker is busy, from recent
+	// job times.
 	AvgJobMs int64 `json:"avgJobMs"`
 }
 
@@ -345,7 +372,7 @@ type Stats struct {
 func (l *Lane) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return Stats{Name: l.cfg.Name, Workers: l.cfg.Workers, Busy: len(l.running), Queued: l.pending, Capacity: l.cfg.Capacity, AvgJobMs: l.times.avg.Milliseconds()}
+	return Stats{Name: l.cfg.Name, Workers: l.cfg.Workers, Busy: len(l.running), Queued: l.pending, Capacity: l.cfg.Capacity, AvgJobMs: l.times.predict("", 0).Milliseconds()}
 }
 
 // Close stops accepting jobs, lets the queued ones run, and waits for the workers to
