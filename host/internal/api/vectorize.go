@@ -16,6 +16,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
@@ -164,9 +165,10 @@ func (s *Server) vectorize(c *gin.Context) {
 	c.Set(logQueue, ms(req.Queued()))
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			// The client went away; nobody reads the answer, but the log and usage keep it.
-			c.Status(499)
-			req.Record(ctx, 499, 0, 0)
+			// The client went away: its job left the queue or was stopped in the engine.
+			// Nobody reads the answer, but the log and usage (as cancelled) keep it.
+			c.Status(store.StatusCancelled)
+			req.Record(ctx, store.StatusCancelled, 0, 0)
 			return
 		}
 		fail(err)

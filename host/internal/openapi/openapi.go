@@ -274,7 +274,7 @@ func (s Service) usageOp() obj {
 			"schema": obj{"type": "string", "format": "date"}}
 	}
 	o := s.op("getUsage", "The calling key's usage per day",
-		"Requests, successes, failures by status, bytes in and out, pixels and engine milliseconds, per day and in total. "+
+		"Requests, successes, cancellations (the client went away before the answer), failures by status, bytes in and out, pixels and engine milliseconds, per day and in total. "+
 			"from and to default to the last 30 days.",
 		jsonContent(ref("schemas", "Usage")),
 		[]string{fault.InvalidRequest, fault.MissingAPIKey, fault.InvalidAPIKey, fault.StoreUnavailable})
@@ -506,9 +506,10 @@ func usageSchemas(out obj) {
 	count, str := obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	day := obj{
 		"type":     "object",
-		"required": []string{"day", "requests", "successes", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
+		"required": []string{"day", "requests", "successes", "cancelled", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
 		"properties": obj{
 			"day": obj{"type": "string", "description": "YYYY-MM-DD, or total."}, "requests": count, "successes": count,
+			"cancelled":  obj{"type": "integer", "minimum": 0, "description": "Requests whose client went away (closed the connection or aborted) before the answer: the job left the queue or was stopped in the engine. Neither successes nor failures."},
 			"failures":   obj{"type": "object", "description": "Failed requests by HTTP status.", "additionalProperties": count},
 			"inputBytes": count, "outputBytes": count, "pixels": count, "engineMs": count,
 		},
