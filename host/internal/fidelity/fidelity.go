@@ -8,6 +8,8 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // The SSIM constants of Wang, Bovik, Sheikh and Simoncelli (2004), as the bench uses
@@ -32,6 +34,26 @@ type Score struct {
 	SSIM *float64 `json:"ssim"`
 	// PSNR is the peak signal-to-noise ratio over all RGB samples in dB, at most MaxPSNR.
 	PSNR float64 `json:"psnr"`
+}
+
+// Round returns the score at the bench's precision: SSIM to 4 decimals, PSNR to 2.
+func (s Score) Round() Score {
+	if s.SSIM != nil {
+		v := math.Round(*s.SSIM*1e4) / 1e4
+		s.SSIM = &v
+	}
+	s.PSNR = math.Round(s.PSNR*100) / 100
+	return s
+}
+
+// String writes the score as "ssim=0.9834; psnr=27.12" (without ssim when there is
+// none), the form of a bare answer's X-Tracecraft-Quality header.
+func (s Score) String() string {
+	var parts []string
+	if s.SSIM != nil {
+		parts = append(parts, "ssim="+strconv.FormatFloat(*s.SSIM, 'f', -1, 64))
+	}
+	return strings.Join(append(parts, "psnr="+strconv.FormatFloat(s.PSNR, 'f', -1, 64)), "; ")
 }
 
 // gauss is the window's normalised 1-D Gaussian; the 2-D window is its outer product.
