@@ -24,9 +24,10 @@ func TestQualityIsAnsweredWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// M0 0H1V1Z covers half of the pixel at 0,0.
+	// M0 0H1V1Z covers 10 of the 16 points the pixel at 0,0 is sampled at (those with
+	// x >= y: a point on an edge counts as inside on its left side): red at 10/16 over white.
 	drawn := image.NewRGBA(image.Rect(0, 0, w, hgt))
-	drawn.SetRGBA(0, 0, color.RGBA{128, 0, 0, 128})
+	drawn.SetRGBA(0, 0, color.RGBA{160, 0, 0, 160})
 	want := fidelity.Measure(decoded, drawn).Round()
 	if want.SSIM == nil || *want.SSIM >= 1 {
 		t.Fatalf("the test's images should differ: %v", want)

@@ -11,18 +11,18 @@ import (
 
 // BandPixels bounds the pixels of the trace painted at once: a larger image is painted in
 // bands of rows, so scoring it never holds a second whole image besides the input. An
-// image of up to BandPixels pixels is painted whole, exactly as a PNG answer is.
+// image of up to BandPixels pixels is painted whole.
 const BandPixels = 1 << 22
 
 // bandPixels is BandPixels, but for tests.
 var bandPixels = BandPixels
 
-// minBandRows keeps bands from getting so thin that clipping each path to one moves its
-// anti-aliasing measurably (each band clips every path to itself).
+// minBandRows keeps bands from getting so thin that each path's set-up (flattening,
+// sorting its edges), done once per band, dominates.
 const minBandRows = 16
 
 // ScoreSVG paints the SVG (an engine's checked SVG, whose viewBox is the image's size)
-// at ref's size with vector's rasteriser and scores it against ref, both over white.
+// at ref's size as resvg would (Paint) and scores it against ref, both over white.
 // It stops early, returning ctx's error, when ctx ends.
 func ScoreSVG(ctx context.Context, ref image.Image, svg []byte) (Score, error) {
 	doc, err := vector.Parse(svg)
@@ -35,7 +35,7 @@ func ScoreSVG(ctx context.Context, ref image.Image, svg []byte) (Score, error) {
 	rows := max(minBandRows, bandPixels/max(1, w))
 	for y0 := 0; y0 < h; y0 += rows {
 		y1 := min(h, y0+rows)
-		band, err := vector.RasterizeRows(ctx, doc, w, h, y0, y1)
+		band, err := Paint(ctx, doc, w, h, y0, y1)
 		if err != nil {
 			return Score{}, err
 		}

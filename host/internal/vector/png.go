@@ -45,18 +45,8 @@ func premultiplied(c color.NRGBA) color.RGBA {
 // even-odd fill is first resolved into the outline it covers. It stops early, returning
 // ctx's error, when ctx ends.
 func Rasterize(ctx context.Context, d *Document, w, h int) (*image.RGBA, error) {
-	return RasterizeRows(ctx, d, w, h, 0, h)
-}
-
-// RasterizeRows paints rows y0 to y1 (not included) of what Rasterize paints on a w x h
-// raster, the same pixels, on a w x (y1 − y0) raster: a large image can be painted in
-// bands that each need a fraction of its memory.
-func RasterizeRows(ctx context.Context, d *Document, w, h, y0, y1 int) (*image.RGBA, error) {
-	r := rasterizer.New(float64(w), float64(y1-y0), canvas.DPMM(1), canvas.LinearColorSpace{})
+	r := rasterizer.New(float64(w), float64(h), canvas.DPMM(1), canvas.LinearColorSpace{})
 	scale := math.Sqrt(float64(w) / d.Width * float64(h) / d.Height)
-	// Canvas's y axis points up: the band's bottom row is the raster's row h − y1 from
-	// the bottom.
-	band := canvas.Identity.Translate(0, -float64(h-y1))
 	for i, s := range d.Shapes {
 		if i%64 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -71,7 +61,7 @@ func RasterizeRows(ctx context.Context, d *Document, w, h, y0, y1 int) (*image.R
 			}
 			fs := style
 			fs.Fill = canvas.Paint{Color: premultiplied(*s.Fill)}
-			r.RenderPath(fill, fs, band)
+			r.RenderPath(fill, fs, canvas.Identity)
 		}
 		if s.Stroke != nil {
 			ss := style
@@ -86,7 +76,7 @@ func RasterizeRows(ctx context.Context, d *Document, w, h, y0, y1 int) (*image.R
 			default:
 				ss.StrokeJoiner = canvas.MiterJoiner{GapJoiner: canvas.BevelJoin, Limit: s.MiterLimit}
 			}
-			r.RenderPath(p, ss, band)
+			r.RenderPath(p, ss, canvas.Identity)
 		}
 	}
 	r.Close()
