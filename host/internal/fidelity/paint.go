@@ -30,7 +30,7 @@ const flatness = 0.02
 // the outline runs down it, −1 up.
 type edge struct {
 	x0, y0, x1, y1, dxdy float64
-	dir              int
+	dir                  int
 }
 
 // crossing is where a sample row crosses an edge.
