@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk"
 )
@@ -147,7 +148,9 @@ func headers() obj {
 			"schema": str},
 		"Preset":       obj{"description": "With a bare file (Accept: image/svg+xml, ...): the preset applied, if any.", "schema": str},
 		"OriginalSize": obj{"description": "With a bare file (Accept: image/svg+xml, ...): the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
-		"NoSniff":      obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
+		"Quality": obj{"description": "With a bare file, when output.quality is true: the trace's score, \"ssim=0.9834; psnr=27.12\" " +
+			"(ssim absent for an image under 11 pixels on a side). See Quality.", "schema": str},
+		"NoSniff": obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
 		"SVGPolicy": obj{"description": "A policy under which the SVG, opened in a browser, loads nothing and runs no script: " +
 			"default-src 'none'; style-src 'unsafe-inline'; sandbox.", "schema": str},
 		"ContentDisposition": obj{"description": "With a bare file: inline; filename=\"trace.<format>\".", "schema": str},
@@ -227,7 +230,7 @@ func (s Service) vectorizeOp() obj {
 	responses := errorResponses(vectorizeCodes)
 	h := commonHeaders()
 	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
-		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize",
+		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize", "X-Tracecraft-Quality": "Quality",
 		"X-Content-Type-Options": "NoSniff", "Content-Security-Policy": "SVGPolicy", "Content-Disposition": "ContentDisposition"} {
 		h[name] = ref("headers", c)
 	}
@@ -438,9 +441,23 @@ func errorSchemas(out obj) {
 func resultSchemas(out obj) {
 	ms, count, str := obj{"type": "number", "minimum": 0}, obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	out["Timings"] = obj{
-		"type":       "object",
-		"required":   []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
-		"properties": obj{"queueMs": ms, "analyzeMs": ms, "decodeMs": ms, "traceMs": ms, "totalMs": ms},
+		"type":     "object",
+		"required": []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
+		"properties": obj{"queueMs": ms, "analyzeMs": ms, "decodeMs": ms, "traceMs": ms, "totalMs": ms,
+			"qualityMs": obj{"type": "number", "minimum": 0, "description": "When output.quality is true: the time the quality score took."}},
+	}
+	out["Quality"] = obj{
+		"type":     "object",
+		"required": []string{"ssim", "psnr"},
+		"description": "The trace's fidelity to the image, scored as the project's bench scores it: the SVG rendered at the " +
+			"image's size, both over white; SSIM (Wang et al. 2004: 11x11 Gaussian window, sigma 1.5, K1 0.01, K2 0.03) on " +
+			"BT.601 luma and PSNR on RGB.",
+		"properties": obj{
+			"ssim": obj{"type": []string{"number", "null"}, "minimum": -1, "maximum": 1,
+				"description": "Mean SSIM, 4 decimals; 1 is identical. null for an image under 11 pixels on a side."},
+			"psnr": obj{"type": "number", "minimum": 0, "maximum": fidelity.MaxPSNR,
+				"description": "PSNR in dB, 2 decimals; identical images give the cap, 100."},
+		},
 	}
 	out["VectorizeResult"] = obj{
 		"type":     "object",
@@ -460,6 +477,7 @@ func resultSchemas(out obj) {
 			"timings":       ref("schemas", "Timings"),
 			"lane":          obj{"type": "string", "enum": []string{"public", "keyed"}},
 			"engineVersion": str,
+			"quality":       ref("schemas", "Quality"),
 			"travelLength": obj{"type": "number", "minimum": 0,
 				"description": "Engines that order strokes for a pen (centerline): the pen-up travel between strokes, in pixels."},
 		},

@@ -40,6 +40,8 @@ func TestParseAcceptsValidSettings(t *testing.T) {
 		{`{"preset":"logo"}`, Settings{Preset: "logo", PresetGiven: true, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}},
 		{`{"engine":"tracecraft","tracecraft":{"maxColors":32,"overrideColor":"red"}}`,
 			Settings{Preset: Auto, Engine: "tracecraft", Params: map[string]map[string]any{"tracecraft": {"maxColors": 32.0, "overrideColor": "red"}}, Output: output.Default()}},
+		{`{"output":{"quality":true}}`,
+			Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Options{Format: output.SVG, Quality: true}}},
 		{`{"output":{"format":"pdf","size":{"width":210,"unit":"mm"}}}`,
 			Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{},
 				Output: output.Options{Format: output.PDF, FormatGiven: true, Size: &output.Size{Width: 210, Unit: "mm", DPI: output.DefaultDPI}}}},
@@ -78,6 +80,7 @@ func TestParseListsEveryProblem(t *testing.T) {
 		{"output not an object", `{"output":"pdf"}`, []string{"output"}},
 		{"every bad output value", `{"output":{"format":"PDF","size":{"width":0,"height":"10","unit":"ft","dpi":0,"depth":1},"quality":1},"preset":"x"}`,
 			[]string{"output.format", "output.size.width", "output.size.height", "output.size.unit", "output.size.dpi", "output.size.depth", "output.quality", "preset"}},
+		{"quality not a boolean", `{"output":{"quality":"yes"}}`, []string{"output.quality"}},
 		{"a size without a side", `{"output":{"size":{"unit":"mm"}}}`, []string{"output.size"}},
 		{"a size not an object", `{"output":{"size":[210,297]}}`, []string{"output.size"}},
 	}
