@@ -57,6 +57,8 @@ type Service struct {
 	// Uploads bounds the memory held by uploads being received or waiting; nil bounds
 	// nothing.
 	Uploads *Budget
+	// Senders bounds the uploads one client address sends at once; nil bounds nothing.
+	Senders *ClientUploads
 	// Usage counts the requests made with an API key.
 	Usage Ledger
 	// Logger receives the failures to count usage; nil logs nothing.

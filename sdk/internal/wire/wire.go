@@ -19,8 +19,9 @@ import (
 )
 
 // SDKVersion is the version of the sdk a plugin was built with, reported in its
-// description (and shown by the host in /api/health). 2.0.0 brought typed parameters.
-const SDKVersion = "2.0.0"
+// description (and shown by the host in /api/health). 2.0.0 brought typed parameters;
+// 2.1.0 the Idle call, which lets the host keep a process whose job it cancelled.
+const SDKVersion = "2.1.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
 // it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
