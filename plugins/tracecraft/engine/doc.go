@@ -12,8 +12,8 @@
 //     colours.
 //
 // The gap filler is drawn as fill, not as a stroke: a shape whose edge borders an opaque
-// shape painted above it reaches gapFillerWidth (half of it under a shape thinner than
-// 2 px) under that shape, its edge there moved by fit.Path.Parallel, so the seam
+// shape painted above it reaches gapFillerWidth under that shape, its edge there moved
+// by fit.Path.Parallel, so the seam
 // renderers leave along a shared edge shows the lower shape, not the background. No
 // edge moves where it is seen, and one fill colour paints each shape and its filler: an
 // editor that recolours the fill (of the path, or of its colour group) leaves no outline

@@ -29,7 +29,7 @@ type Params struct {
 	Tolerance        float64               `param:"tolerance" min:"0" max:"5" default:"0.5" desc:"curve fit tolerance in pixels: how far the lines and curves may stray from the boundary; larger gives fewer segments and smaller files (boundaries between similar colours may stray up to 4 times as far)"`
 	DrawStyle        string                `param:"drawStyle" enum:"fill,strokeShapes,strokeEdges" default:"fill" desc:"fill shapes, outline each shape, or stroke each shared boundary exactly once"`
 	ShapeStacking    string                `param:"shapeStacking" enum:"cutouts,stacked" default:"cutouts" desc:"exact cut-out holes versus solid stacked shapes (editability): cutouts never overlap; stacked draws each shape without the holes its neighbours fill, bottom to top (holes that show transparency stay holes)"`
-	GroupBy          string                `param:"groupBy" enum:"none,color" default:"none" desc:"merge per color (smallest output) or group paths per color (editable): none merges all shapes of a colour into one path, color writes one <g> per colour holding one path per shape"`
+	GroupBy          string                `param:"groupBy" enum:"none,color,parent" default:"none" desc:"merge per color (smallest output) or group paths per color (editable): none merges all shapes of a colour into one path, color writes one <g> per colour holding one path per shape, parent writes one path per shape with the shapes it encloses after it in a <g> of their own, nested as the shapes are (best with shapeStacking stacked)"`
 	FixedSize        bool                  `param:"fixedSize" default:"false" desc:"emit width/height attributes (the image's size in pixels); the viewBox is always there"`
 	GapFiller        string                `param:"gapFiller" enum:"auto,on,off" default:"auto" desc:"anti-conflation gap filler in the shape's own paint; auto means on except for fine-detail images: a shape bordering an opaque shape painted above it reaches gapFillerWidth under it with its own fill (no stroke), which hides the background seams renderers leave along shared edges, moves no visible edge, and recolours with the fill in an editor; auto is off when hairline shapes (thinner than the filler) border over a tenth of all boundary length, and uses 1 px unless gapFillerWidth is given"`
 	GapFillerWidth   sdk.Explicit[float64] `param:"gapFillerWidth" min:"0.05" max:"4" default:"0.25" desc:"gap filler width in px (how far a shape reaches under the one above): 1 or more hides seams completely, less only narrows them"`
@@ -101,6 +101,7 @@ func options(p Params) (settings, error) {
 	s.out = svgout.Options{
 		Paint:            paint.Options{Stacked: p.ShapeStacking == "stacked", Underlap: true},
 		GroupByColor:     p.GroupBy == "color",
+		GroupByParent:    p.GroupBy == "parent",
 		FixedSize:        p.FixedSize,
 		StrokeWidth:      p.StrokeWidth,
 		NonScalingStroke: p.NonScalingStroke,

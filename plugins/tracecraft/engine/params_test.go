@@ -50,7 +50,7 @@ func TestDescriptor(t *testing.T) {
 		{"tolerance", sdk.Number, 0, 5, 0.5, ""},
 		{"drawStyle", sdk.Enum, 0, 0, "fill", "fill,strokeShapes,strokeEdges"},
 		{"shapeStacking", sdk.Enum, 0, 0, "cutouts", "cutouts,stacked"},
-		{"groupBy", sdk.Enum, 0, 0, "none", "none,color"},
+		{"groupBy", sdk.Enum, 0, 0, "none", "none,color,parent"},
 		{"fixedSize", sdk.Boolean, 0, 0, false, ""},
 		{"gapFiller", sdk.Enum, 0, 0, "auto", "auto,on,off"},
 		{"gapFillerWidth", sdk.Number, 0.05, 4, 0.25, ""},

@@ -152,13 +152,18 @@ func (p Path) Parallel(d float64) Path {
 		if s.Cubic {
 			k0 := curvature(prev, s.C1, s.C2)
 			k1 := curvature(s.To, s.C2, s.C1) // walked backwards: the sign flips
-			o.C1 = oprev.Add(s.C1.Sub(prev).Mul(max(0, 1-d*k0)))
-			o.C2 = o.To.Add(s.C2.Sub(s.To).Mul(max(0, 1+d*k1)))
+			o.C1 = oprev.Add(s.C1.Sub(prev).Mul(handleScale(1 - d*k0)))
+			o.C2 = o.To.Add(s.C2.Sub(s.To).Mul(handleScale(1 + d*k1)))
 		}
 		prev, oprev = s.To, o.To
 	}
 	return out
 }
+
+// handleScale bounds a handle's scale to [1/2, 3/2]: where the path bends more sharply
+// than the distance moved (a radius under twice d), the parallel curve has a cusp, and
+// an unbounded scale would throw the curve far off.
+func handleScale(s float64) float64 { return min(1.5, max(0.5, s)) }
 
 // curvature returns the signed curvature at a, the end of a cubic whose nearer control
 // points are b then c: 2/3 |ab x bc| / |ab|^3, positive where the curve, walked from a,

@@ -69,9 +69,17 @@ type Plan struct {
 	shapes []shape
 	groups []Group
 	rank   []int
-	// thick marks the regions thick enough for the full gap filler (see
-	// minStrokedThickness); set with the gap filler.
-	thick []bool
+	// order, when set (WithOrder), is each region's position in the order the shapes
+	// are really drawn, which Underlap then follows instead of the groups' order.
+	order []int
+}
+
+// WithOrder returns the plan with the shapes drawn in another order than its groups':
+// order[r] is region r's position (-1 for a region not drawn). Underlap follows it.
+func (p *Plan) WithOrder(order []int) *Plan {
+	q := *p
+	q.order = order
+	return &q
 }
 
 // NewPlan orders the regions of seg, painted in their colours, for opt.
@@ -116,7 +124,6 @@ func (p *Plan) Rank(r int32) int {
 // the image border needs no filler.
 func (p *Plan) markStroked(seg *segment.Segmentation) {
 	thick := thickRegions(seg)
-	p.thick = thick
 	for _, e := range seg.Planar.Edges {
 		l, r := p.Rank(e.Left), p.Rank(e.Right)
 		if l < 0 || r < 0 || l == r {
@@ -229,23 +236,24 @@ func (p *Plan) EdgeShifts(seg *segment.Segmentation) []float64 {
 
 // Underlap returns how far the filled shape of region r reaches, past its edge with
 // region other, under other (in pixels, along the normal from r to other) when the gap
-// filler is drawn as fill (Options.Underlap): the whole gap filler width when other is
-// an opaque shape painted above r and thick enough for it, half of it when other is
-// thinner (so that r does not show through on its far side), and 0 otherwise: along the
-// image border, transparency, translucent shapes and shapes painted below r, which
-// reach under r themselves.
+// filler is drawn as fill (Options.Underlap): the gap filler width when other is an
+// opaque shape painted above r, and 0 otherwise: along the image border, transparency,
+// translucent shapes and shapes painted below r, which reach under r themselves. Half
+// the width under thin shapes, as the stroke filler had it, let seams show through on
+// photographs (skimage-hubble's SSIM fell from 0.734 to 0.675).
 func (p *Plan) Underlap(r, other int32) float64 {
 	if !p.opt.Underlap || !p.opt.GapFiller || p.opt.Style != Fill || p.groups == nil || other < 0 {
 		return 0
 	}
 	kr, ko := p.Rank(r), p.Rank(other)
-	if kr < 0 || ko <= kr || p.groups[kr].Paint.A != 255 || p.groups[ko].Paint.A != 255 {
+	below := ko <= kr
+	if p.order != nil {
+		below = p.order[other] <= p.order[r]
+	}
+	if kr < 0 || ko < 0 || below || p.groups[kr].Paint.A != 255 || p.groups[ko].Paint.A != 255 {
 		return 0
 	}
-	if p.thick != nil && p.thick[other] {
-		return p.opt.GapFillerWidth
-	}
-	return p.opt.GapFillerWidth / 2
+	return p.opt.GapFillerWidth
 }
 
 // shapes returns the opaque regions in drawing order: larger outer rings first, which

@@ -22,6 +22,9 @@ type Options struct {
 	// GroupByColor writes one <g> per colour holding one path per shape; false
 	// merges all shapes of one colour into one path.
 	GroupByColor bool
+	// GroupByParent writes one path per shape, each shape that encloses others in a <g>
+	// with them, nested as the shapes are (it wins over GroupByColor).
+	GroupByParent bool
 	// FixedSize adds width and height attributes.
 	FixedSize bool
 	// StrokeWidth is the stroke width of the stroke styles.
@@ -52,9 +55,12 @@ func Write(res *refine.Result, plan *paint.Plan, opt Options) []byte {
 		}
 	}
 	svg.Header(&b, pm.Width, pm.Height, opt.FixedSize, extra)
-	if po.Style == paint.StrokeEdges {
+	switch {
+	case po.Style == paint.StrokeEdges:
 		w.edges(plan)
-	} else {
+	case opt.GroupByParent:
+		w.nested(plan)
+	default:
 		w.regions(plan.Groups())
 	}
 	svg.Footer(&b)
@@ -69,6 +75,73 @@ type writer struct {
 	path *svg.Path
 	segs []fit.Segment // reused for each ring written
 	ids  svg.IDs
+}
+
+// nested writes the Fill and StrokeShapes styles with GroupByParent: every shape, then
+// the shapes it encloses, each of them nested the same way, in a <g> ("g-N" for the
+// shape "p-N"). Siblings come in the plan's order; a shape comes after every shape
+// enclosing it, which stacked shapes need, and the gap filler follows this order.
+func (w *writer) nested(plan *paint.Plan) {
+	seg := w.res.Seg
+	parent := seg.Planar.Parents()
+	var roots []int
+	kids := make([][]int, len(parent))
+	for _, g := range plan.Groups() {
+		for _, r := range g.Regions {
+			a := parent[r]
+			for a >= 0 && plan.Rank(a) < 0 {
+				a = parent[a]
+			}
+			if a < 0 {
+				roots = append(roots, r)
+			} else {
+				kids[a] = append(kids[a], r)
+			}
+		}
+	}
+	order := make([]int, len(parent))
+	for i := range order {
+		order[i] = -1
+	}
+	n := 0
+	var number func(r int)
+	number = func(r int) {
+		order[r] = n
+		n++
+		for _, k := range kids[r] {
+			number(k)
+		}
+	}
+	for _, r := range roots {
+		number(r)
+	}
+	w.plan = plan.WithOrder(order)
+	var holes [][]int32
+	if w.opt.Paint.Stacked {
+		holes = StackedHoles(seg)
+	}
+	var write func(r int)
+	write = func(r int) {
+		k := plan.Rank(int32(r))
+		g := plan.Groups()[k]
+		b := batch{paint: g.Paint, stroked: g.Stroked && !w.opt.Paint.Underlap}
+		id := w.ids.Shape()
+		if len(kids[r]) > 0 {
+			w.buf.WriteString(`<g` + svg.IDAttr("g"+id[1:]) + `>`)
+		}
+		w.path.Reset()
+		w.regionPath(r, holes)
+		w.element(b, id, true)
+		for _, c := range kids[r] {
+			write(c)
+		}
+		if len(kids[r]) > 0 {
+			w.buf.WriteString(`</g>`)
+		}
+	}
+	for _, r := range roots {
+		write(r)
+	}
 }
 
 // regions writes the Fill and StrokeShapes styles.
