@@ -297,7 +297,7 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 			`{"cornerThreshold":22.5}`, `{"segmentLength":9}`, `{"spliceThreshold":10}`, `{"pathPrecision":2}`}},
 		{"tracecraft", erase(tcengine.New()), []string{`{}`, `{"maxColors":4}`, `{"minRegion":0}`, `{"tolerance":2}`, `{"drawStyle":"strokeShapes"}`,
 			`{"drawStyle":"strokeEdges","strokeWidth":3,"overrideColor":"rgb(10 20 30)","nonScalingStroke":true}`, `{"shapeStacking":"stacked"}`,
-			`{"groupBy":"color"}`, `{"fixedSize":true}`, `{"gapFiller":"off"}`, `{"gapFiller":"on","gapFillerWidth":2}`}},
+			`{"groupBy":"color"}`, `{"groupBy":"parent","shapeStacking":"stacked"}`, `{"fixedSize":true}`, `{"gapFiller":"off"}`, `{"gapFiller":"on","gapFillerWidth":2}`}},
 		{"tracecraft2", erase(tc2engine.New()), []string{`{}`, `{"maxColors":4,"minRegion":0,"tolerance":1}`, `{"primitives":false}`,
 			`{"primitiveTolerance":1.5,"fixedSize":true}`}},
 		{"potrace2", erase(p2engine.New()), []string{`{}`, `{"maxColors":4,"minRegion":0}`, `{"turdSize":20,"alphaMax":0.2}`,
