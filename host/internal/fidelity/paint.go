@@ -94,7 +94,11 @@ func Paint(ctx context.Context, d *vector.Document, w, h, y0, y1 int) (*image.RG
 			default:
 				joiner = canvas.MiterJoiner{GapJoiner: canvas.BevelJoin, Limit: s.MiterLimit}
 			}
-			p.fill(path.Stroke(s.StrokeWidth*scale, capper, joiner, flatness), false, *s.Stroke)
+			if width := s.StrokeWidth * scale; width <= 1 {
+				p.hairline(path, s.Cap != vector.ButtCap, width, *s.Stroke)
+			} else {
+				p.fill(path.Stroke(width, capper, joiner, flatness), false, *s.Stroke)
+			}
 		}
 	}
 	return p.img, nil
@@ -227,5 +231,92 @@ func (p *painter) blend(y, x0, x1 int, c color.NRGBA) {
 		for k, v := range [3]uint8{c.R, c.G, c.B} {
 			px[k] = uint8((int(v)*a + int(px[k])*(255-a) + 127) / 255)
 		}
+	}
+}
+
+// hairline paints a stroke no wider than a pixel as Skia and resvg do: each line of the
+// flattened outline on its own (where two meet, both paint), a band one pixel across
+// along its minor axis, anti-aliased by how much of each pixel the band covers, its
+// colour scaled by the stroke's width; round and square caps extend the ends by half a
+// pixel.
+func (p *painter) hairline(path *canvas.Path, extend bool, width float64, c color.NRGBA) {
+	alpha := width * float64(c.A) / 255
+	var start, last canvas.Point
+	open := false
+	line := func(a, b canvas.Point) {
+		dx, dy := b.X-a.X, b.Y-a.Y
+		if dx == 0 && dy == 0 {
+			return
+		}
+		if extend {
+			l := math.Hypot(dx, dy)
+			ex, ey := dx/l/2, dy/l/2
+			a, b = canvas.Point{X: a.X - ex, Y: a.Y - ey}, canvas.Point{X: b.X + ex, Y: b.Y + ey}
+		}
+		p.line(a, b, alpha, c)
+	}
+	for sc := path.Flatten(flatness).Scanner(); sc.Scan(); {
+		end := sc.End()
+		switch sc.Cmd() {
+		case canvas.MoveToCmd:
+			start, last, open = end, end, true
+		case canvas.LineToCmd:
+			line(last, end)
+			last = end
+		case canvas.CloseCmd:
+			if open {
+				line(last, start)
+			}
+			last = start
+		}
+	}
+}
+
+// line paints one hairline from a to b with coverage alpha (0 to 1) in colour c: along
+// its major axis pixel by pixel (the end pixels by the part the line spans), across it
+// the one-pixel band around the line's position at the pixel's centre.
+func (p *painter) line(a, b canvas.Point, alpha float64, c color.NRGBA) {
+	steep := math.Abs(b.Y-a.Y) > math.Abs(b.X-a.X)
+	if steep {
+		a.X, a.Y, b.X, b.Y = a.Y, a.X, b.Y, b.X
+	}
+	if a.X > b.X {
+		a, b = b, a
+	}
+	slope := (b.Y - a.Y) / (b.X - a.X)
+	for X := int(math.Floor(a.X)); float64(X) < b.X; X++ {
+		span := math.Min(b.X, float64(X+1)) - math.Max(a.X, float64(X))
+		if span <= 0 {
+			continue
+		}
+		yc := a.Y + (float64(X)+0.5-a.X)*slope
+		row := math.Floor(yc + 0.5)
+		below := yc + 0.5 - row
+		for _, part := range [2]struct {
+			minor int
+			cover float64
+		}{{int(row), below}, {int(row) - 1, 1 - below}} {
+			x, y := X, part.minor
+			if steep {
+				x, y = part.minor, X
+			}
+			p.dot(x, y, alpha*span*part.cover, c)
+		}
+	}
+}
+
+// dot blends colour c at coverage a (0 to 1) into pixel x, y of the raster, if the pixel
+// is in the band, with 8-bit alpha as resvg keeps it.
+func (p *painter) dot(x, y int, a float64, c color.NRGBA) {
+	if x < 0 || x >= p.w || y < p.y0 || y >= p.y1 {
+		return
+	}
+	al := int(a * 255)
+	if al <= 0 {
+		return
+	}
+	px := p.img.Pix[(y-p.y0)*p.img.Stride+x*4:]
+	for k, v := range [3]uint8{c.R, c.G, c.B} {
+		px[k] = uint8((int(v)*al + int(px[k])*(255-al) + 127) / 255)
 	}
 }
