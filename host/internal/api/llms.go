@@ -15,6 +15,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/vector"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // llms handles GET /llms.txt: a plain-text summary of the service for programs and
@@ -40,9 +41,10 @@ func (s *Server) llms(c *gin.Context) {
 	p("- GET /metrics: Prometheus metrics (requests by route, status and lane; job durations, process starts, crashes and timeouts by engine; queue depth and busy workers by lane; bytes in and out).")
 	p("")
 	p("## Settings")
-	p("A JSON object with optional keys `preset`, `engine`, `output` (see Output) and one object per engine holding its parameters, e.g. {\"preset\":\"logo\"} or {\"engine\":\"tracecraft\",\"tracecraft\":{\"maxColors\":8}}.")
+	p("A JSON object with optional keys `preset`, `engine`, `output` (see Output), `background` and one object per engine holding its parameters, e.g. {\"preset\":\"logo\"} or {\"engine\":\"tracecraft\",\"tracecraft\":{\"maxColors\":8}}.")
 	p("Precedence: the preset's parameters, then an explicit engine, then explicit parameters. `preset` and `engine` default to auto: the service measures the image and picks. An explicit engine without a preset runs with that engine's defaults.")
 	p("Validation is strict: unknown keys, wrong JSON types (\"16\" is not 16), out-of-range numbers, non-integers where integers are required and unknown enum values (case-sensitive) are all 400 invalid_settings, with every problem listed in error.details. Parameters of an engine other than the one used are validated, then ignored.")
+	p("- background: keep (default) or remove. remove makes the uniform colour connected to the image border transparent before any engine sees the image, so a logo on a white (or off-white, or gray) box gives no shape over the whole canvas: the colour most of the border shares is the background, and every pixel within %d of it (Euclidean distance of 8-bit sRGB values, enough for JPEG noise) that the border reaches through such pixels becomes transparent. Parts of that colour enclosed by the drawing (the inside of an O) stay. A border of many colours, or one mostly transparent already, is left as it is. Works with every engine, bundled or third-party.", raster.BackgroundTolerance)
 	p("")
 	p("## Output")
 	p("The settings key `output` is an object with optional keys `format`, `size` and `quality`, validated like the rest (unknown keys, wrong types and values are 400 invalid_settings).")
@@ -77,6 +79,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("- queue: lane public %d workers, %d waiting; lane keyed %d workers, %d waiting, shared fairly between keys. A full queue answers 429 with Retry-After in seconds.",
 		s.Tracing.Public.Stats().Workers, s.Tracing.Public.Stats().Capacity, s.Tracing.Keyed.Stats().Workers, s.Tracing.Keyed.Stats().Capacity)
 	p("- job time: %s; a job that runs longer is stopped and answered 503 job_timeout.", s.Tracing.JobTimeout)
+	p("- uploads: %s", s.uploadLimits())
 	p("")
 	p("## Errors")
 	p("Every error is JSON: {\"error\":{\"code\":\"...\",\"message\":\"...\",\"details\":[{\"field\":\"...\",\"message\":\"...\",\"value\":...}]}}.")
@@ -87,6 +90,22 @@ func (s *Server) llms(c *gin.Context) {
 	p("## Example")
 	p("curl -s -F image=@logo.png -F 'settings={\"preset\":\"logo\"}' http://HOST/api/vectorize | jq -r .svg > logo.svg")
 	c.Data(200, "text/plain; charset=utf-8", []byte(b.String()))
+}
+
+// uploadLimits describes the bounds on receiving uploads, for /llms.txt.
+func (s *Server) uploadLimits() string {
+	var parts []string
+	if pace := s.UploadPace; pace.MinRate > 0 {
+		parts = append(parts, fmt.Sprintf("after the first %s a body must arrive at %s per second on average, or it is answered 408 upload_too_slow and the connection closed", pace.Grace, bytesText(pace.MinRate)))
+	}
+	if s.UploadPace.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("a request must arrive whole within %s", s.UploadPace.Limit))
+	}
+	if n := s.Tracing.Senders.Max(); n > 0 {
+		parts = append(parts, fmt.Sprintf("one address may send %d uploads at once; more are answered 429 too_many_uploads", n))
+	}
+	parts = append(parts, "upload memory is reserved as bytes arrive; when the host holds all it may, 429 queue_full")
+	return strings.Join(parts, "; ") + "."
 }
 
 func paramSummary(p sdk.Param) string {

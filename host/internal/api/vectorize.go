@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
@@ -99,14 +101,15 @@ func (s *Server) vectorize(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", SVGContentSecurityPolicy)
-	var caller tracing.Caller
+	caller := tracing.Caller{Addr: clientAddr(c.Request)}
 	if values, sent := c.Request.Header["X-Api-Key"]; sent {
 		key, err := s.Keys.Verify(ctx, strings.TrimSpace(values[0]))
 		if err != nil {
+			s.UploadPace.unread(c.Writer)
 			s.fail(c, err)
 			return
 		}
-		caller = tracing.Caller{KeyID: key.ID, KeyName: key.Name}
+		caller.KeyID, caller.KeyName = key.ID, key.Name
 		c.Set(logKey, key.Name)
 	}
 	req := s.Tracing.Begin(caller)
@@ -119,21 +122,28 @@ func (s *Server) vectorize(c *gin.Context) {
 		req.Record(ctx, c.Writer.Status(), 0, 0)
 	}
 
-	reserve := maxBody(s.Limits.MaxBytes)
-	if c.Request.ContentLength > 0 && c.Request.ContentLength < reserve {
-		reserve = c.Request.ContentLength
-	}
-	if err := req.Admit(reserve); err != nil {
+	if err := req.Admit(c.Request.ContentLength); err != nil {
+		s.UploadPace.unread(c.Writer)
 		fail(err)
 		return
 	}
 	defer req.Close()
 
-	up, err := readUpload(c.Writer, c.Request, requestBody(c), s.Limits.MaxBytes, s.ImageFiles)
+	// The budget is reserved as the body arrives, and the body must keep the pace.
+	body := newReceiver(c.Writer, c.Request, requestBody(c), req.Hold, s.UploadPace, start)
+	up, err := readUpload(c.Writer, c.Request, body, s.Limits.MaxBytes, s.ImageFiles)
+	if err == nil {
+		body.finish()
+	}
 	// The file goes back once the job is over: Trace returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
 	defer s.ImageFiles.put(up.held)
+	if fault.Code(err) == fault.UploadTooSlow {
+		// The rest of the body is not waited for (the read deadline has passed, so
+		// net/http discards none of it either).
+		c.Header("Connection", "close")
+	}
 	if err != nil {
 		fail(err)
 		return
@@ -169,9 +179,10 @@ func (s *Server) vectorize(c *gin.Context) {
 	c.Set(logQueue, ms(req.Queued()))
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			// The client went away; nobody reads the answer, but the log and usage keep it.
-			c.Status(499)
-			req.Record(ctx, 499, 0, 0)
+			// The client went away: its job left the queue or was stopped in the engine.
+			// Nobody reads the answer, but the log and usage (as cancelled) keep it.
+			c.Status(store.StatusCancelled)
+			req.Record(ctx, store.StatusCancelled, 0, 0)
 			return
 		}
 		fail(err)
@@ -186,6 +197,17 @@ func (s *Server) vectorize(c *gin.Context) {
 	}
 	s.answer(c, traced{Result: res, Answer: ans, File: file, Quality: score, Scoring: scoring,
 		OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
+}
+
+// clientAddr is the address by which uploads are bounded per client: the IP of the
+// connection's far end. Forwarding headers (X-Forwarded-For) are not read, since any
+// client can send them; behind a proxy every request comes from the proxy's address.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // traced is a traced request, as the answer tells it.

@@ -15,6 +15,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // Version is the OpenAPI version of the document.
@@ -47,7 +48,7 @@ func ParamsSchema(engine string) string { return "EngineParams." + engine }
 var vectorizeCodes = []string{
 	fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
 	fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest, fault.InvalidAPIKey,
-	fault.QueueFull, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
+	fault.QueueFull, fault.TooManyUploads, fault.UploadTooSlow, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
 	fault.OutputTooLarge, fault.EngineBadOutput, fault.Internal, fault.NotAcceptable,
 }
 
@@ -187,7 +188,7 @@ func errorResponses(codes []string) obj {
 			lines = append(lines, "- "+c)
 		}
 		h := commonHeaders()
-		if slices.Contains(cs, fault.QueueFull) {
+		if slices.Contains(cs, fault.QueueFull) || slices.Contains(cs, fault.TooManyUploads) {
 			h["Retry-After"] = ref("headers", "RetryAfter")
 		} else if slices.Contains(cs, fault.EngineUnavailable) {
 			h["Retry-After"] = ref("headers", "Backoff")
@@ -244,7 +245,9 @@ func (s Service) vectorizeOp() obj {
 		"operationId": "vectorize",
 		"summary":     "Trace a bitmap image into an SVG",
 		"description": "Without a key the job runs on the public lane; with a valid X-API-Key on the keyed lane, and counts " +
-			"in the key's usage. A full queue is answered 429 before the body is read. The answer is JSON unless Accept prefers " +
+			"in the key's usage. A full queue is answered 429 before the body is read, and so are more uploads at once from one " +
+			"address than the service receives (too_many_uploads); a body that arrives slower than the minimum upload rate " +
+			"(see /llms.txt) is answered 408 upload_too_slow and its connection closed. The answer is JSON unless Accept prefers " +
 			"a bare file: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, " +
 			"image/png. Without output.format in the settings, that type also chooses the format; with it, only that " +
 			"format's types are offered. An Accept that allows nothing offered is 406 not_acceptable.",
@@ -275,7 +278,7 @@ func (s Service) usageOp() obj {
 			"schema": obj{"type": "string", "format": "date"}}
 	}
 	o := s.op("getUsage", "The calling key's usage per day",
-		"Requests, successes, failures by status, bytes in and out, pixels and engine milliseconds, per day and in total. "+
+		"Requests, successes, cancellations (the client went away before the answer), failures by status, bytes in and out, pixels and engine milliseconds, per day and in total. "+
 			"from and to default to the last 30 days.",
 		jsonContent(ref("schemas", "Usage")),
 		[]string{fault.InvalidRequest, fault.MissingAPIKey, fault.InvalidAPIKey, fault.StoreUnavailable})
@@ -372,6 +375,9 @@ func (s Service) settingsSchemas(out obj) {
 		presetNames = append(presetNames, p.Name)
 	}
 	settingsProps["output"] = ref("schemas", "Output")
+	settingsProps["background"] = obj{"type": "string", "enum": settings.BackgroundValues, "default": settings.BackgroundKeep,
+		"description": fmt.Sprintf("remove makes the uniform colour connected to the image border (within %d, Euclidean distance of 8-bit sRGB) "+
+			"transparent before tracing, with every engine; parts of that colour the drawing encloses stay.", raster.BackgroundTolerance)}
 	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
 		"description": "A named engine and parameter set; auto measures the image and picks one."}
 	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,
@@ -522,9 +528,10 @@ func usageSchemas(out obj) {
 	count, str := obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	day := obj{
 		"type":     "object",
-		"required": []string{"day", "requests", "successes", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
+		"required": []string{"day", "requests", "successes", "cancelled", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
 		"properties": obj{
 			"day": obj{"type": "string", "description": "YYYY-MM-DD, or total."}, "requests": count, "successes": count,
+			"cancelled":  obj{"type": "integer", "minimum": 0, "description": "Requests whose client went away (closed the connection or aborted) before the answer: the job left the queue or was stopped in the engine. Neither successes nor failures."},
 			"failures":   obj{"type": "object", "description": "Failed requests by HTTP status.", "additionalProperties": count},
 			"inputBytes": count, "outputBytes": count, "pixels": count, "engineMs": count,
 		},

@@ -103,7 +103,7 @@ func TestParametersReachTheTracer(t *testing.T) {
 	}{
 		{"defaults: a square with sharp corners", sq, nil,
 			func(s string) bool {
-				return strings.Contains(s, `<path d="M`) && !strings.ContainsAny(pathData(s), "cCsS")
+				return strings.Contains(s, `<path id="p-1" d="M`) && !strings.ContainsAny(pathData(s), "cCsS")
 			},
 			"one path of lines"},
 		{"alphaMax 1.334 rounds the corners", sq, map[string]any{"alphaMax": 1.334},

@@ -397,6 +397,7 @@
     const s = {};
     if ($('preset').value !== 'auto') s.preset = $('preset').value;
     if ($('engine').value !== 'auto') s.engine = $('engine').value;
+    if ($('background').value !== 'keep') s.background = $('background').value;
     const engine = effectiveEngine();
     const ov = engine && state.overrides[engine];
     if (ov && Object.keys(ov).length) s[engine] = { ...ov };
@@ -880,6 +881,7 @@
 
     $('preset').addEventListener('change', () => { renderParams(); scheduleTrace(); });
     $('engine').addEventListener('change', () => { renderParams(); scheduleTrace(); });
+    $('background').addEventListener('change', scheduleTrace);
     $('reset-all').addEventListener('click', () => {
       const engine = effectiveEngine();
       if (engine) state.overrides[engine] = {};
