@@ -43,7 +43,7 @@ func BenchmarkScore(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := fidelity.ScoreFile(context.Background(), data, 0, svg); err != nil {
+				if _, err := fidelity.ScoreFile(context.Background(), data, 0, nil, svg); err != nil {
 					b.Fatal(err)
 				}
 			}
