@@ -11,6 +11,7 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/output"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 )
 
@@ -71,11 +72,12 @@ func fileOf(file output.File) fileFields {
 // it: "ssim=0.9834; psnr=27.12" (no ssim for an image smaller than its window).
 const QualityHeader = "X-Tracecraft-Quality"
 
-// qualityOf scores the trace against the uploaded image. The host decodes pixels only
-// here, when a client asks for the score, and only an image the engine has already
+// qualityOf scores the trace against the uploaded image as the engine traced it (its
+// background removed when the settings ask for that). The host decodes pixels for it
+// only when a client asks for the score, and only an image the engine has already
 // decoded and traced (so within the pixel limit, and not one that breaks a decoder).
-func qualityOf(ctx context.Context, image []byte, maxPixels int64, svg []byte) (*fidelity.Score, error) {
-	s, err := fidelity.ScoreFile(ctx, image, maxPixels, svg)
+func qualityOf(ctx context.Context, image []byte, maxPixels int64, set settings.Settings, svg []byte) (*fidelity.Score, error) {
+	s, err := fidelity.ScoreFile(ctx, image, maxPixels, tracing.Prepare(set), svg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // TestQualityIsAnsweredWhenAsked checks that output.quality adds the trace's score to the
@@ -32,21 +33,40 @@ func TestQualityIsAnsweredWhenAsked(t *testing.T) {
 	if want.SSIM == nil || *want.SSIM >= 1 {
 		t.Fatalf("the test's images should differ: %v", want)
 	}
+	// With the background removed, the trace is scored against the image the engine
+	// traced: the upload without its background.
+	bare, _, err := raster.Decode(img, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raster.RemoveBackground(bare) == 0 {
+		t.Fatal("the test's image should have a background to remove")
+	}
+	wantBare := fidelity.Measure(bare, drawn).Round()
+	if *wantBare.SSIM == *want.SSIM && wantBare.PSNR == want.PSNR {
+		t.Fatalf("removing the background should change the score: %v", want)
+	}
 
 	tests := []struct {
 		name, settings, accept string
 		wantQuality            bool
+		want                   *fidelity.Score
 	}{
-		{"JSON with quality", `{"engine":"mem","output":{"quality":true}}`, "", true},
-		{"JSON of a PNG with quality", `{"engine":"mem","output":{"quality":true,"format":"png"}}`, "", true},
-		{"JSON without quality", `{"engine":"mem"}`, "", false},
-		{"JSON with quality off", `{"engine":"mem","output":{"quality":false}}`, "", false},
-		{"a bare SVG with quality", `{"engine":"mem","output":{"quality":true}}`, "image/svg+xml", true},
-		{"a bare PDF with quality", `{"engine":"mem","output":{"quality":true,"format":"pdf"}}`, "application/pdf", true},
-		{"a bare SVG without quality", `{"engine":"mem"}`, "image/svg+xml", false},
+		{"JSON with quality", `{"engine":"mem","output":{"quality":true}}`, "", true, nil},
+		{"JSON with quality and the background removed", `{"engine":"mem","background":"remove","output":{"quality":true}}`, "", true, &wantBare},
+		{"JSON of a PNG with quality", `{"engine":"mem","output":{"quality":true,"format":"png"}}`, "", true, nil},
+		{"JSON without quality", `{"engine":"mem"}`, "", false, nil},
+		{"JSON with quality off", `{"engine":"mem","output":{"quality":false}}`, "", false, nil},
+		{"a bare SVG with quality", `{"engine":"mem","output":{"quality":true}}`, "image/svg+xml", true, nil},
+		{"a bare PDF with quality", `{"engine":"mem","output":{"quality":true,"format":"pdf"}}`, "application/pdf", true, nil},
+		{"a bare SVG without quality", `{"engine":"mem"}`, "image/svg+xml", false, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			want := want
+			if tt.want != nil {
+				want = *tt.want
+			}
 			var header []string
 			if tt.accept != "" {
 				header = []string{"Accept", tt.accept}

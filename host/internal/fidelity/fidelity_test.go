@@ -212,7 +212,8 @@ func TestBandsScoreLikeOneRender(t *testing.T) {
 }
 
 // TestPaintSamplesSixteenPointsAPixel checks Paint's anti-aliasing: a pixel covered at n
-// of its 4 x 4 sample points gets n/16 of the colour, as resvg's rasteriser gives it.
+// of its 4 x 4 sample points gets n/16 of the colour, as resvg's rasteriser gives it, and
+// strokes up to a pixel wide are hairlines.
 func TestPaintSamplesSixteenPointsAPixel(t *testing.T) {
 	for _, c := range []struct {
 		name, shape string
@@ -225,6 +226,9 @@ func TestPaintSamplesSixteenPointsAPixel(t *testing.T) {
 		{"a translucent fill scales the coverage", `<path fill-opacity=".5" d="M0 0H.5V1H0Z"/>`, 191},
 		{"an even-odd hole leaves its samples", `<path fill-rule="evenodd" d="M0 0H1V1H0ZM0 0H.5V1H0Z"/>`, 127},
 		{"a non-zero hole of the same direction fills them", `<path d="M0 0H1V1H0ZM0 0H.5V1H0Z"/>`, 0},
+		{"a one-pixel stroke along a row's middle is a hairline filling that row", `<path fill="none" stroke="#000" d="M0 .5H2"/>`, 0},
+		{"a half-pixel stroke is a hairline of half the colour", `<path fill="none" stroke="#000" stroke-width=".5" d="M0 .5H2"/>`, 128},
+		{"a hairline between two rows covers each by half", `<path fill="none" stroke="#000" d="M0 1H1"/>`, 128},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			svg := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2">` + c.shape + `</svg>`

@@ -45,6 +45,7 @@ type painter struct {
 	img          *image.RGBA
 	cov          []uint8 // samples covered per pixel of the row being painted
 	edges        []edge
+	polys        []poly
 	active       []int
 	cross        []crossing
 }
@@ -63,25 +64,10 @@ func Paint(ctx context.Context, d *vector.Document, w, h, y0, y1 int) (*image.RG
 		if i%64 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		path := &canvas.Path{}
-		t := func(q vector.Point) (float64, float64) { return sx * (q.X - d.MinX), sy * (q.Y - d.MinY) }
-		for _, seg := range s.Path {
-			switch seg.Op {
-			case vector.MoveTo:
-				path.MoveTo(t(seg.P[0]))
-			case vector.LineTo:
-				path.LineTo(t(seg.P[0]))
-			case vector.CubicTo:
-				x1, y1 := t(seg.P[0])
-				x2, y2 := t(seg.P[1])
-				x, y := t(seg.P[2])
-				path.CubeTo(x1, y1, x2, y2, x, y)
-			case vector.Close:
-				path.Close()
-			}
-		}
+		t := func(q vector.Point) point { return point{sx * (q.X - d.MinX), sy * (q.Y - d.MinY)} }
+		p.polys = polylines(p.polys[:0], s.Path, t)
 		if s.Fill != nil {
-			p.fill(path, s.FillRule == vector.EvenOdd, *s.Fill)
+			p.fill(p.polys, s.FillRule == vector.EvenOdd, *s.Fill)
 		}
 		if s.Stroke != nil && s.StrokeWidth > 0 {
 			capper := [...]canvas.Capper{canvas.ButtCap, canvas.RoundCap, canvas.SquareCap}[s.Cap]
@@ -94,43 +80,50 @@ func Paint(ctx context.Context, d *vector.Document, w, h, y0, y1 int) (*image.RG
 			default:
 				joiner = canvas.MiterJoiner{GapJoiner: canvas.BevelJoin, Limit: s.MiterLimit}
 			}
-			p.fill(path.Stroke(s.StrokeWidth*scale, capper, joiner, flatness), false, *s.Stroke)
+			if width := s.StrokeWidth * scale; width <= 1 {
+				p.hairline(p.polys, s.Cap != vector.ButtCap, width, *s.Stroke)
+			} else {
+				path := &canvas.Path{}
+				for _, pl := range p.polys {
+					path.MoveTo(pl.pts[0].x, pl.pts[0].y)
+					for _, q := range pl.pts[1:] {
+						path.LineTo(q.x, q.y)
+					}
+					if pl.closed {
+						path.Close()
+					}
+				}
+				p.fill(canvasPolylines(path.Stroke(width, capper, joiner, flatness)), false, *s.Stroke)
+			}
 		}
 	}
 	return p.img, nil
 }
 
-// fill paints the area the outline encloses (non-zero or even-odd) in c.
-func (p *painter) fill(path *canvas.Path, evenOdd bool, c color.NRGBA) {
+// fill paints the area the polylines enclose (non-zero or even-odd; each is closed for
+// filling) in c.
+func (p *painter) fill(polys []poly, evenOdd bool, c color.NRGBA) {
 	if c.A == 0 {
 		return
 	}
 	p.edges = p.edges[:0]
-	var start, last canvas.Point
-	add := func(a, b canvas.Point) {
-		if a.Y == b.Y {
+	add := func(a, b point) {
+		if a.y == b.y {
 			return
 		}
-		e := edge{x0: a.X, y0: a.Y, x1: b.X, y1: b.Y, dir: 1}
-		if a.Y > b.Y {
-			e = edge{x0: b.X, y0: b.Y, x1: a.X, y1: a.Y, dir: -1}
+		e := edge{x0: a.x, y0: a.y, x1: b.x, y1: b.y, dir: 1}
+		if a.y > b.y {
+			e = edge{x0: b.x, y0: b.y, x1: a.x, y1: a.y, dir: -1}
 		}
 		e.dxdy = (e.x1 - e.x0) / (e.y1 - e.y0)
 		p.edges = append(p.edges, e)
 	}
-	// Every subpath is closed for filling.
-	for sc := path.Flatten(flatness).Scanner(); sc.Scan(); {
-		end := sc.End()
-		switch sc.Cmd() {
-		case canvas.MoveToCmd:
-			add(last, start)
-			start, last = end, end
-		case canvas.LineToCmd, canvas.CloseCmd:
-			add(last, end)
-			last = end
+	for _, pl := range polys {
+		for i := 1; i < len(pl.pts); i++ {
+			add(pl.pts[i-1], pl.pts[i])
 		}
+		add(pl.pts[len(pl.pts)-1], pl.pts[0])
 	}
-	add(last, start)
 	if len(p.edges) == 0 {
 		return
 	}
@@ -228,4 +221,170 @@ func (p *painter) blend(y, x0, x1 int, c color.NRGBA) {
 			px[k] = uint8((int(v)*a + int(px[k])*(255-a) + 127) / 255)
 		}
 	}
+}
+
+// hairline paints a stroke no wider than a pixel as Skia and resvg do: each line of the
+// flattened outline on its own (where two meet, both paint), a band one pixel across
+// along its minor axis, anti-aliased by how much of each pixel the band covers, its
+// colour scaled by the stroke's width; round and square caps extend the ends by half a
+// pixel.
+func (p *painter) hairline(polys []poly, extend bool, width float64, c color.NRGBA) {
+	alpha := width * float64(c.A) / 255
+	line := func(a, b point) {
+		dx, dy := b.x-a.x, b.y-a.y
+		if dx == 0 && dy == 0 {
+			return
+		}
+		if extend {
+			l := math.Hypot(dx, dy)
+			ex, ey := dx/l/2, dy/l/2
+			a, b = point{a.x - ex, a.y - ey}, point{b.x + ex, b.y + ey}
+		}
+		p.line(a, b, alpha, c)
+	}
+	for _, pl := range polys {
+		for i := 1; i < len(pl.pts); i++ {
+			line(pl.pts[i-1], pl.pts[i])
+		}
+		if pl.closed {
+			line(pl.pts[len(pl.pts)-1], pl.pts[0])
+		}
+	}
+}
+
+// line paints one hairline from a to b with coverage alpha (0 to 1) in colour c: along
+// its major axis pixel by pixel (the end pixels by the part the line spans), across it
+// the one-pixel band around the line's position at the pixel's centre.
+func (p *painter) line(a, b point, alpha float64, c color.NRGBA) {
+	steep := math.Abs(b.y-a.y) > math.Abs(b.x-a.x)
+	if steep {
+		a.x, a.y, b.x, b.y = a.y, a.x, b.y, b.x
+	}
+	if a.x > b.x {
+		a, b = b, a
+	}
+	slope := (b.y - a.y) / (b.x - a.x)
+	for X := int(math.Floor(a.x)); float64(X) < b.x; X++ {
+		span := math.Min(b.x, float64(X+1)) - math.Max(a.x, float64(X))
+		if span <= 0 {
+			continue
+		}
+		yc := a.y + (float64(X)+0.5-a.x)*slope
+		row := math.Floor(yc + 0.5)
+		below := yc + 0.5 - row
+		for _, part := range [2]struct {
+			minor int
+			cover float64
+		}{{int(row), below}, {int(row) - 1, 1 - below}} {
+			x, y := X, part.minor
+			if steep {
+				x, y = part.minor, X
+			}
+			p.dot(x, y, alpha*span*part.cover, c)
+		}
+	}
+}
+
+// dot blends colour c at coverage a (0 to 1) into pixel x, y of the raster, if the pixel
+// is in the band, with 8-bit alpha as resvg keeps it.
+func (p *painter) dot(x, y int, a float64, c color.NRGBA) {
+	if x < 0 || x >= p.w || y < p.y0 || y >= p.y1 {
+		return
+	}
+	al := int(a * 255)
+	if al <= 0 {
+		return
+	}
+	px := p.img.Pix[(y-p.y0)*p.img.Stride+x*4:]
+	for k, v := range [3]uint8{c.R, c.G, c.B} {
+		px[k] = uint8((int(v)*al + int(px[k])*(255-al) + 127) / 255)
+	}
+}
+
+// point is a point in pixel space, y pointing down.
+type point struct{ x, y float64 }
+
+// poly is one subpath flattened to points; closed when it ended with a close.
+type poly struct {
+	pts    []point
+	closed bool
+}
+
+// polylines appends the subpaths of path, mapped by t, flattened to within flatness.
+func polylines(dst []poly, path []vector.Segment, t func(vector.Point) point) []poly {
+	var cur *poly
+	var last point
+	start := func(q point) {
+		dst = append(dst, poly{pts: []point{q}})
+		cur = &dst[len(dst)-1]
+	}
+	for _, seg := range path {
+		switch seg.Op {
+		case vector.MoveTo:
+			last = t(seg.P[0])
+			start(last)
+			continue
+		case vector.Close:
+			if cur != nil {
+				cur.closed = true
+				last = cur.pts[0]
+				cur = nil
+			}
+			continue
+		}
+		if cur == nil {
+			start(last)
+		}
+		switch seg.Op {
+		case vector.LineTo:
+			last = t(seg.P[0])
+			cur.pts = append(cur.pts, last)
+		case vector.CubicTo:
+			p1, p2, p3 := t(seg.P[0]), t(seg.P[1]), t(seg.P[2])
+			cur.pts = cubic(cur.pts, last, p1, p2, p3)
+			last = p3
+		}
+	}
+	// A subpath of one point draws nothing.
+	out := dst[:0]
+	for _, pl := range dst {
+		if len(pl.pts) > 1 {
+			out = append(out, pl)
+		}
+	}
+	return out
+}
+
+// cubic appends the points of the cubic Bézier p0..p3 after p0, in as many equal steps
+// of its parameter as keep the lines within flatness of the curve: a step of h moves at
+// most 3/4 of the control polygon's largest second difference times h² off it.
+func cubic(pts []point, p0, p1, p2, p3 point) []point {
+	dd := math.Max(math.Hypot(p0.x-2*p1.x+p2.x, p0.y-2*p1.y+p2.y), math.Hypot(p1.x-2*p2.x+p3.x, p1.y-2*p2.y+p3.y))
+	n := min(1000, max(1, int(math.Ceil(math.Sqrt(0.75*dd/flatness)))))
+	for i := 1; i <= n; i++ {
+		u := float64(i) / float64(n)
+		v := 1 - u
+		a, b, c, d := v*v*v, 3*v*v*u, 3*v*u*u, u*u*u
+		pts = append(pts, point{a*p0.x + b*p1.x + c*p2.x + d*p3.x, a*p0.y + b*p1.y + c*p2.y + d*p3.y})
+	}
+	return pts
+}
+
+// canvasPolylines flattens a canvas path (a stroke's outline) into polylines.
+func canvasPolylines(path *canvas.Path) []poly {
+	var out []poly
+	for sc := path.Flatten(flatness).Scanner(); sc.Scan(); {
+		end := sc.End()
+		q := point{end.X, end.Y}
+		switch sc.Cmd() {
+		case canvas.MoveToCmd:
+			out = append(out, poly{pts: []point{q}})
+		case canvas.LineToCmd, canvas.CloseCmd:
+			if len(out) == 0 {
+				out = append(out, poly{pts: []point{{0, 0}}})
+			}
+			out[len(out)-1].pts = append(out[len(out)-1].pts, q)
+		}
+	}
+	return out
 }
