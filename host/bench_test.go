@@ -84,9 +84,28 @@ func percentile(sorted []time.Duration, p float64) float64 {
 
 // BenchmarkHostOverhead times requests through HTTP and subtracts the engine process's
 // own work (decode and trace, as it reports them): what remains is the host's overhead.
-// It also reports the time to read the image's header, which the host does itself.
+// Between its requests it sends the same upload to BenchmarkUploadFloor's bare server,
+// under the same load: beyond-floor-p50-ms is the overhead's p50 minus the floor's, what
+// the host adds to receiving the upload (the target is at most 1 ms). It also reports
+// the time to read the image's header, which the host does itself.
+//
+// With TRACECRAFT_BENCH_BASE_HOST=PATH, another build of the host (say, main's) serves
+// the same requests in turn, in the same run: its figures are reported with a base-
+// prefix, for a before and after that the machine's load cannot tell apart. With
+// TRACECRAFT_BENCH_CPU_PROFILE=FILE the host writes a CPU profile of the run to FILE.
 func BenchmarkHostOverhead(b *testing.B) {
-	h := startHost(b, newPlugins(b, "testengine"), "", "--workers", "2")
+	flags := []string{"--workers", "2"}
+	if f := os.Getenv("TRACECRAFT_BENCH_CPU_PROFILE"); f != "" {
+		flags = append(flags, "--cpu-profile", f)
+	}
+	plugins := newPlugins(b, "testengine")
+	hosts := []*benchHost{{host: startHost(b, plugins, "", flags...)}}
+	if bin := os.Getenv("TRACECRAFT_BENCH_BASE_HOST"); bin != "" {
+		base := spawnHostBinary(b, bin, plugins, "", "--workers", "2")
+		base.waitListening()
+		hosts = append(hosts, &benchHost{host: base, prefix: "base-"})
+	}
+	floor := startFloorServer(b)
 	for _, size := range []struct {
 		name string
 		img  []byte
@@ -99,49 +118,30 @@ func BenchmarkHostOverhead(b *testing.B) {
 		img := size.img
 		b.Run(size.name, func(b *testing.B) {
 			b.SetBytes(int64(len(img)))
-			var overhead, inHost []time.Duration
 			ctype, body := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"testengine"}`)})
-			cpu0, n := processCPU(b, h.cmd.Process.Pid), 0
-			for b.Loop() {
-				n++
-				req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
-				req.Header.Set("Content-Type", ctype)
-				start := time.Now()
-				r := do(b, req)
-				total := time.Since(start)
-				if r.status != 200 {
-					b.Fatalf("vectorize: %s", r)
-				}
-				tm := r.json["timings"].(map[string]any)
-				engine := time.Duration((tm["decodeMs"].(float64) + tm["traceMs"].(float64)) * float64(time.Millisecond))
-				overhead = append(overhead, total-engine)
-				// The part of it inside the handler, from the request's headers to the
-				// answer's body, as the host times it (timings.totalMs).
-				inHost = append(inHost, time.Duration(tm["totalMs"].(float64)*float64(time.Millisecond))-engine)
+			var floorLat []time.Duration
+			for _, h := range hosts {
+				h.start(b)
 			}
-			// The host process's own CPU time per request: steadier than wall time on a
-			// busy machine, and the host's whole share of the work (the engine's is in
-			// its own process).
-			b.ReportMetric(float64((processCPU(b, h.cmd.Process.Pid)-cpu0).Microseconds())/1000/float64(n), "host-cpu-ms")
-			sort.Slice(overhead, func(i, j int) bool { return overhead[i] < overhead[j] })
-			sort.Slice(inHost, func(i, j int) bool { return inHost[i] < inHost[j] })
-			b.ReportMetric(percentile(inHost, 50), "handler-p50-ms")
-			// The same upload with settings that fail validation: the host reads and
-			// checks the whole request but runs no job. What it takes is the cost of
-			// receiving the upload; the rest of the overhead is the job's.
-			ctype, bad := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"nope"}`)})
-			var upload []time.Duration
-			for range 30 {
-				req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(bad))
-				req.Header.Set("Content-Type", ctype)
-				start := time.Now()
-				if r := do(b, req); r.status != 400 {
-					b.Fatalf("want 400: %s", r)
+			for n := 0; b.Loop(); n++ {
+				b.StopTimer()
+				floorLat = append(floorLat, floorRequest(b, floor, ctype, body))
+				if len(hosts) > 1 {
+					// In turn, the base first every other time.
+					hosts[1-n%2].request(b, ctype, body)
+					b.StartTimer()
+					hosts[n%2].request(b, ctype, body)
+					continue
 				}
-				upload = append(upload, time.Since(start))
+				b.StartTimer()
+				hosts[0].request(b, ctype, body)
 			}
-			sort.Slice(upload, func(i, j int) bool { return upload[i] < upload[j] })
-			b.ReportMetric(percentile(upload, 50), "upload-p50-ms")
+			sort.Slice(floorLat, func(i, j int) bool { return floorLat[i] < floorLat[j] })
+			floorP50 := percentile(floorLat, 50)
+			b.ReportMetric(floorP50, "floor-p50-ms")
+			for _, h := range hosts {
+				h.report(b, img, floorP50)
+			}
 			header := time.Now()
 			const reps = 100
 			for range reps {
@@ -149,12 +149,75 @@ func BenchmarkHostOverhead(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(percentile(overhead, 50), "overhead-p50-ms")
-			b.ReportMetric(percentile(overhead, 99), "overhead-p99-ms")
 			b.ReportMetric(float64(time.Since(header).Microseconds())/1000/reps, "header-ms")
 			b.ReportMetric(float64(len(img))/1e6, "file-MB")
 		})
 	}
+}
+
+// benchHost is a host BenchmarkHostOverhead times, with what it measured of one image.
+type benchHost struct {
+	*host
+	prefix           string // of its metrics' names
+	overhead, inHost []time.Duration
+	cpu0             time.Duration
+	n                int
+}
+
+// start begins the measurement of an image.
+func (h *benchHost) start(b *testing.B) {
+	h.overhead, h.inHost, h.n = nil, nil, 0
+	h.cpu0 = processCPU(b, h.cmd.Process.Pid)
+}
+
+// request sends one upload and notes the host's overhead: the time to the answer minus
+// the engine's decode and trace.
+func (h *benchHost) request(b *testing.B, ctype string, body []byte) {
+	h.n++
+	req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	start := time.Now()
+	r := do(b, req)
+	total := time.Since(start)
+	if r.status != 200 {
+		b.Fatalf("vectorize: %s", r)
+	}
+	tm := r.json["timings"].(map[string]any)
+	engine := time.Duration((tm["decodeMs"].(float64) + tm["traceMs"].(float64)) * float64(time.Millisecond))
+	h.overhead = append(h.overhead, total-engine)
+	// The part of it inside the handler, from the request's headers to the answer's
+	// body, as the host times it (timings.totalMs).
+	h.inHost = append(h.inHost, time.Duration(tm["totalMs"].(float64)*float64(time.Millisecond))-engine)
+}
+
+// report reports what the host measured of img.
+func (h *benchHost) report(b *testing.B, img []byte, floorP50 float64) {
+	// The host process's own CPU time per request: steadier than wall time on a busy
+	// machine, and the host's whole share of the work (the engine's is in its own
+	// process).
+	b.ReportMetric(float64((processCPU(b, h.cmd.Process.Pid)-h.cpu0).Microseconds())/1000/float64(h.n), h.prefix+"host-cpu-ms")
+	sort.Slice(h.overhead, func(i, j int) bool { return h.overhead[i] < h.overhead[j] })
+	sort.Slice(h.inHost, func(i, j int) bool { return h.inHost[i] < h.inHost[j] })
+	b.ReportMetric(percentile(h.inHost, 50), h.prefix+"handler-p50-ms")
+	b.ReportMetric(percentile(h.overhead, 50), h.prefix+"overhead-p50-ms")
+	b.ReportMetric(percentile(h.overhead, 99), h.prefix+"overhead-p99-ms")
+	b.ReportMetric(percentile(h.overhead, 50)-floorP50, h.prefix+"beyond-floor-p50-ms")
+	// The same upload with settings that fail validation: the host reads and checks the
+	// whole request but runs no job. What it takes is the cost of receiving the upload;
+	// the rest of the overhead is the job's.
+	ctype, bad := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"nope"}`)})
+	var upload []time.Duration
+	for range 30 {
+		req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(bad))
+		req.Header.Set("Content-Type", ctype)
+		start := time.Now()
+		if r := do(b, req); r.status != 400 {
+			b.Fatalf("want 400: %s", r)
+		}
+		upload = append(upload, time.Since(start))
+	}
+	sort.Slice(upload, func(i, j int) bool { return upload[i] < upload[j] })
+	b.ReportMetric(percentile(upload, 50), h.prefix+"upload-p50-ms")
 }
 
 // processCPU returns the user and system CPU time process pid has used, from
@@ -288,10 +351,25 @@ func peakRSS(b *testing.B) {
 }
 
 // BenchmarkUploadFloor times a bare net/http server, in a process of its own, that reads
-// the same 4 MP multipart
-// upload and discards it: the least any Go HTTP service needs to receive it, for
-// reading BenchmarkHostOverhead's 4 MP figure.
+// the same 4 MP multipart upload and discards it: the least any Go HTTP service needs to
+// receive it, for reading BenchmarkHostOverhead's 4 MP figure. BenchmarkHostOverhead
+// also times it for each of its images, between its own requests (floor-p50-ms).
 func BenchmarkUploadFloor(b *testing.B) {
+	url := startFloorServer(b)
+	ctype, body := form(part{name: "image", filename: "in.png", data: photoPNG(b, 2000, 2000)})
+	b.SetBytes(int64(len(body)))
+	var lat []time.Duration
+	for b.Loop() {
+		lat = append(lat, floorRequest(b, url, ctype, body))
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(percentile(lat, 50), "p50-ms")
+	b.ReportMetric(percentile(lat, 99), "p99-ms")
+}
+
+// startFloorServer starts the bare server of BenchmarkUploadFloor, stopped when b ends,
+// and returns its URL.
+func startFloorServer(b *testing.B) string {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), floorServerEnv+"=1")
 	out, err := cmd.StdoutPipe()
@@ -301,27 +379,23 @@ func BenchmarkUploadFloor(b *testing.B) {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	addr, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		b.Fatalf("floor server: %v", err)
 	}
-	url := "http://" + strings.TrimSpace(addr)
-	ctype, body := form(part{name: "image", filename: "in.png", data: photoPNG(b, 2000, 2000)})
-	b.SetBytes(int64(len(body)))
-	var lat []time.Duration
-	for b.Loop() {
-		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-		req.Header.Set("Content-Type", ctype)
-		start := time.Now()
-		if r := do(b, req); r.status != 200 {
-			b.Fatalf("floor server: %s", r)
-		}
-		lat = append(lat, time.Since(start))
+	return "http://" + strings.TrimSpace(addr)
+}
+
+// floorRequest sends one upload to the floor server and returns the time to its answer.
+func floorRequest(b *testing.B, url, ctype string, body []byte) time.Duration {
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", ctype)
+	start := time.Now()
+	if r := do(b, req); r.status != 200 {
+		b.Fatalf("floor server: %s", r)
 	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	b.ReportMetric(percentile(lat, 50), "p50-ms")
-	b.ReportMetric(percentile(lat, 99), "p99-ms")
+	return time.Since(start)
 }
 
 // floorServerEnv makes the test binary serve as BenchmarkUploadFloor's bare server.

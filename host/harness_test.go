@@ -110,12 +110,18 @@ func startHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host 
 // so that a test can start several at once; waitListening waits.
 func spawnHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host {
 	t.Helper()
+	return spawnHostBinary(t, hostBinary(t), pluginsDir, dataDir, flags...)
+}
+
+// spawnHostBinary is spawnHost with another build of the host (a benchmark's baseline).
+func spawnHostBinary(t testing.TB, binary, pluginsDir, dataDir string, flags ...string) *host {
+	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--plugins-dir", pluginsDir, "--data-dir", dataDir}, flags...)
 	h := &host{t: t, pluginsDir: pluginsDir, dataDir: dataDir, args: args, log: &logBuffer{}, exited: make(chan struct{})}
-	h.cmd = exec.Command(hostBinary(t), args...)
+	h.cmd = exec.Command(binary, args...)
 	stderr, err := h.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,12 +41,16 @@ type serveConfig struct {
 	workers      int
 	queue        int
 	uploadMemory int64
+	uploadRate   int64
+	uploadGrace  time.Duration
+	perClient    int
 	idleTimeout  time.Duration
 	crashLimit   int
 	crashWindow  time.Duration
 	crashBackoff time.Duration
 	containment  string
 	corsOrigins  string
+	cpuProfile   string
 }
 
 // serve runs the HTTP service until ctx ends (SIGINT or SIGTERM), then drains it.
@@ -55,10 +60,33 @@ func serve(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer m.Close()
+	if m.cfg.cpuProfile != "" {
+		stop, err := startCPUProfile(m.cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
 	return m.Run(ctx)
+}
+
+// startCPUProfile profiles the process's CPU into file until stop is called.
+func startCPUProfile(file string) (stop func(), err error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpu-profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // Main is the serve command as a value: ParseFlags, Open, Run until the context ends,
@@ -90,12 +118,16 @@ func (m *Main) ParseFlags(args []string) error {
 	fs.IntVar(&cfg.workers, "workers", defaultWorkers(), "workers per lane (public and keyed)")
 	fs.IntVar(&cfg.queue, "queue", 32, "jobs that may wait per lane beyond those running; more are answered 429")
 	fs.Int64Var(&cfg.uploadMemory, "upload-memory", 512<<20, "bytes of uploads held at once, all requests together; more are answered 429")
+	fs.Int64Var(&cfg.uploadRate, "upload-min-rate", 16<<10, "least average rate, bytes per second, at which a request body must arrive after --upload-grace; a slower one is answered 408 upload_too_slow and its connection closed (0: no minimum)")
+	fs.DurationVar(&cfg.uploadGrace, "upload-grace", 10*time.Second, "time a request body has before --upload-min-rate counts")
+	fs.IntVar(&cfg.perClient, "uploads-per-client", 8, "uploads one client address may send at once (the connection's IP; behind a proxy, the proxy's); more are answered 429 too_many_uploads (0: no bound)")
 	fs.DurationVar(&cfg.idleTimeout, "engine-idle-timeout", 5*time.Minute, "stop engine processes idle this long, keeping one per engine")
 	fs.IntVar(&cfg.crashLimit, "crash-limit", 5, "crashes of an engine within --crash-window that mark it failing")
 	fs.DurationVar(&cfg.crashWindow, "crash-window", time.Minute, "the window of --crash-limit")
 	fs.DurationVar(&cfg.crashBackoff, "crash-backoff", 30*time.Second, "how long a failing engine's jobs are refused (503) before it is tried again; doubled when it fails again, up to 16 times")
 	fs.StringVar(&cfg.containment, "containment", string(engines.ContainAuto), "how what an engine starts dies with it: auto (cgroup v2 where the host may create one, else process groups), cgroup (refuse to start without it) or pgroup")
 	fs.StringVar(&cfg.corsOrigins, "cors-origins", "", `origins whose web pages may call the API from a browser, comma-separated ("https://app.example.com,https://*.example.org"), or "*" for any; empty allows none`)
+	fs.StringVar(&cfg.cpuProfile, "cpu-profile", "", "write a CPU profile (pprof) of the host to this file until it stops, for finding where its time goes")
 	cfg.storeFlags(fs)
 	cfg.engineFlags(fs)
 	cfg.logFlags(fs)
@@ -107,8 +139,9 @@ func (m *Main) ParseFlags(args []string) error {
 		fmt.Fprintf(m.Stderr, "tracecraft serve: unexpected argument %q\n", pos[0])
 		return errUsage
 	}
-	if cfg.workers < 1 || cfg.queue < 0 || cfg.maxUpload < 1 || cfg.maxPixels < 1 || cfg.jobTimeout <= 0 || cfg.uploadMemory < cfg.maxUpload {
-		fmt.Fprintln(m.Stderr, "tracecraft serve: --workers must be at least 1, --queue at least 0, --max-upload, --max-pixels and --job-timeout positive, --upload-memory at least --max-upload")
+	if cfg.workers < 1 || cfg.queue < 0 || cfg.maxUpload < 1 || cfg.maxPixels < 1 || cfg.jobTimeout <= 0 || cfg.uploadMemory < cfg.maxUpload ||
+		cfg.uploadRate < 0 || cfg.uploadGrace < 0 || cfg.perClient < 0 {
+		fmt.Fprintln(m.Stderr, "tracecraft serve: --workers must be at least 1, --queue at least 0, --max-upload, --max-pixels and --job-timeout positive, --upload-memory at least --max-upload, --upload-min-rate, --upload-grace and --uploads-per-client at least 0")
 		return errUsage
 	}
 	if _, err := parseOrigins(cfg.corsOrigins); err != nil {
@@ -178,10 +211,12 @@ func (m *Main) Open(ctx context.Context) error {
 	httpLog := m.logger.Named("http")
 	m.api = &api.Server{
 		Tracing: &tracing.Service{Engines: m.engines, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout,
-			Public: m.public, Keyed: m.keyed, Uploads: tracing.NewBudget(cfg.uploadMemory), Usage: st, Logger: httpLog},
-		Keys:   &auth.Keys{Store: st},
-		Store:  st,
-		Limits: imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
+			Public: m.public, Keyed: m.keyed, Uploads: tracing.NewBudget(cfg.uploadMemory), Senders: tracing.NewClientUploads(cfg.perClient),
+			Usage: st, Logger: httpLog},
+		UploadPace: api.UploadPace{MinRate: cfg.uploadRate, Grace: cfg.uploadGrace, Limit: readTimeout},
+		Keys:       &auth.Keys{Store: st},
+		Store:      st,
+		Limits:     imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
 		// As many idle files as jobs run at once in both lanes: the steady state reuses
 		// them, a burst makes more and closes them when done.
 		ImageFiles: api.NewImageFiles(cfg.maxUpload, 2*cfg.workers),
@@ -201,6 +236,11 @@ func (m *Main) Open(ctx context.Context) error {
 	return nil
 }
 
+// readTimeout bounds the time of a request, headers and body: a 10 MB upload gets two
+// minutes even on a slow link (at least 87 KB/s). The upload handler replaces it by the
+// pace of --upload-min-rate, within the same bound.
+const readTimeout = 2 * time.Minute
+
 // Addr is the address the service listens on, once Open has succeeded.
 func (m *Main) Addr() net.Addr { return m.ln.Addr() }
 
@@ -212,9 +252,8 @@ func (m *Main) Run(ctx context.Context) error {
 	httpSrv := &http.Server{
 		Handler:           m.api.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
-		// A 10 MB upload gets two minutes even on a slow link; the answer may wait
-		// in the queue, so there is no write timeout.
-		ReadTimeout:    2 * time.Minute,
+		// The answer may wait in the queue, so there is no write timeout.
+		ReadTimeout:    readTimeout,
 		IdleTimeout:    2 * time.Minute,
 		MaxHeaderBytes: 64 << 10,
 		ErrorLog:       logger.Named("http").StandardLogger(&hclog.StandardLoggerOptions{InferLevels: true}),

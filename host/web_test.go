@@ -418,6 +418,17 @@ func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
 	p.do("reset maxColors", chromedp.Click(chromedp.CSS(`.param[data-param="maxColors"] .reset`)))
 	p.waitAnswer(n, "done")
 
+	// The quality score: asked for with the checkbox, shown among the facts.
+	n = p.answers()
+	p.do("ask for the quality score", chromedp.Click(chromedp.ID("quality")))
+	p.waitAnswer(n, "done")
+	if got := p.text(`[data-fact="quality"]`); !strings.Contains(got, "SSIM 0.") || !strings.Contains(got, "dB") {
+		t.Errorf("quality fact = %q, want the SSIM and the PSNR", got)
+	}
+	n = p.answers()
+	p.do("stop asking for it", chromedp.Click(chromedp.ID("quality")))
+	p.waitAnswer(n, "done")
+
 	// Swipe, zoom and pan: every view shares one zoom and position.
 	p.do("swipe and zoom", chromedp.Click(chromedp.CSS(`input[name="mode"][value="swipe"]`)),
 		chromedp.Click(chromedp.ID("zoom-in")), chromedp.Click(chromedp.ID("zoom-in")))

@@ -3,7 +3,9 @@ package api
 import (
 	"bytes"
 	"errors"
+	"io"
 	"mime/multipart"
+	"slices"
 	"testing"
 )
 
@@ -29,7 +31,7 @@ func TestParseFormFindsTheFieldsInPlace(t *testing.T) {
 		{"too many fields", string(bytes.Repeat([]byte("--b\r\n\r\n\r\n"), maxFormParts+1)) + "--b--", "b", nil, errTooManyParts},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			parts, err := parseForm([]byte(tc.body), tc.boundary)
+			parts, err := parseForm([]byte(tc.body), tc.boundary, nil)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("error %v, want %v", err, tc.err)
 			}
@@ -61,7 +63,7 @@ func TestParseFormAgreesWithMimeMultipart(t *testing.T) {
 		{{"image", ""}, {"image", "x"}},
 	} {
 		body, boundary := formBody(t, fields...)
-		parts, err := parseForm(body, boundary)
+		parts, err := parseForm(body, boundary, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,5 +82,67 @@ func TestParseFormAgreesWithMimeMultipart(t *testing.T) {
 				t.Errorf("part %d differs", i)
 			}
 		}
+	}
+}
+
+// piecewise yields a body in pieces of the sizes given, in turn.
+type piecewise struct {
+	data  []byte
+	sizes []int
+	n     int
+}
+
+func (r *piecewise) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), len(r.data), r.sizes[r.n%len(r.sizes)])
+	r.n++
+	copy(p, r.data[:k])
+	r.data = r.data[k:]
+	return k, nil
+}
+
+// TestDelimitersFoundAsTheBodyArrivesAreThoseParseFormFinds reads bodies in pieces of
+// many sizes, delimiters split across two pieces or more, and checks that parseForm
+// with the delimiters noted on the way finds the same fields as parseForm scanning the
+// whole body, and that a body of too many fields makes it scan for itself.
+func TestDelimitersFoundAsTheBodyArrivesAreThoseParseFormFinds(t *testing.T) {
+	many := make([][2]string, maxDelimiters+1)
+	for i := range many {
+		many[i] = [2]string{"f", "x"}
+	}
+	bodies := []struct {
+		name   string
+		fields [][2]string
+	}{
+		{"an image and settings", [][2]string{{"image", string(bytes.Repeat([]byte("\x89PNG\r\n\x1a\n-\r\n--"), 300))}, {"settings", "{}"}}},
+		{"settings first", [][2]string{{"settings", `{"engine":"x"}`}, {"image", "abc"}}},
+		{"empty fields", [][2]string{{"image", ""}, {"settings", ""}, {"x", ""}}},
+		{"too many fields", many},
+	}
+	for _, b := range bodies {
+		body, boundary := formBody(t, b.fields...)
+		want, wantErr := parseForm(body, boundary, nil)
+		for _, sizes := range [][]int{{1}, {2, 3}, {7}, {len(boundary) + 3}, {len(boundary) + 4, 1}, {64 << 10}, {5, 61, 1, 66}} {
+			found := newDelimiters(&piecewise{data: body, sizes: sizes}, boundary)
+			read, err := io.ReadAll(found)
+			if err != nil || !bytes.Equal(read, body) {
+				t.Fatalf("%s in pieces of %v: read %d bytes of %d (%v)", b.name, sizes, len(read), len(body), err)
+			}
+			got, gotErr := parseForm(read, boundary, found)
+			if !errors.Is(gotErr, wantErr) || !slices.Equal(got, want) {
+				t.Errorf("%s in pieces of %v: %v %v, want %v %v", b.name, sizes, got, gotErr, want, wantErr)
+			}
+			if b.name == "too many fields" && !found.full {
+				t.Errorf("%s: the delimiters were all noted; parseForm should scan for itself", b.name)
+			}
+			if b.name != "too many fields" && !found.knows(read, []byte("\r\n--"+boundary)) {
+				t.Errorf("%s in pieces of %v: the delimiters noted are not used", b.name, sizes)
+			}
+		}
+	}
+	if newDelimiters(bytes.NewReader(nil), "a\r\nb") != nil {
+		t.Errorf("a boundary with CR LF is looked for in one pass")
 	}
 }

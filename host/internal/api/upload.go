@@ -9,12 +9,16 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
@@ -119,6 +123,10 @@ func readUpload(w http.ResponseWriter, r *http.Request, body io.ReadCloser, maxI
 // readInPlace reads the whole body into f and finds its fields there.
 func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.ImageFile) (upload, error) {
 	up := upload{held: f}
+	found := newDelimiters(body, boundary)
+	if found != nil {
+		body = found
+	}
 	over, err := f.Fill(body)
 	if err != nil {
 		return up, bodyError(err, maxImage)
@@ -127,7 +135,7 @@ func readInPlace(body io.Reader, boundary string, maxImage int64, f *pluginhost.
 		return up, tooLarge(maxImage, -1)
 	}
 	data := f.Bytes()
-	parts, err := parseForm(data, boundary)
+	parts, err := parseForm(data, boundary, found)
 	switch {
 	case errors.Is(err, errFormUnusual):
 		// The image is copied out of the body into memory.
@@ -289,6 +297,10 @@ func readCapped(r io.Reader, limit int64) (data []byte, over bool, err error) {
 }
 
 func bodyError(err error, maxImage int64) error {
+	var fe *fault.Error
+	if errors.As(err, &fe) {
+		return fe // the receiver's: the budget is spent, or the body came too slowly
+	}
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
 		return tooLarge(maxImage, -1)
@@ -311,3 +323,149 @@ func tooLarge(maxImage, size int64) error {
 // maxBody is the most a tracing request's body may hold: the image, the settings and
 // the multipart framing.
 func maxBody(maxImage int64) int64 { return maxImage + settings.MaxBytes + multipartSlack }
+
+// UploadPace bounds how slowly a request body may arrive, so that slow or idle
+// connections cannot hold the host's connections and upload budget for long.
+type UploadPace struct {
+	// MinRate is the least average rate, in bytes per second, at which a body must
+	// arrive once Grace has passed: by time Grace + n/MinRate after the first read, n
+	// bytes must have come. 0 sets no minimum.
+	MinRate int64
+	// Grace is the time a body has before MinRate counts (a client's slow start).
+	Grace time.Duration
+	// Limit bounds a body's whole time, from the request's start; 0 bounds nothing.
+	// The HTTP server's ReadTimeout, which setting the connection's read deadline
+	// replaces.
+	Limit time.Duration
+}
+
+// receiver reads a request body as it arrives: it reserves the upload budget a step
+// (tracing.HoldStep) ahead of the bytes received, never more than the Content-Length
+// announces, and keeps the connection's read deadline where the pace demands, so a body
+// that stalls or trickles ends in a fault.UploadTooSlow error instead of holding its
+// connection. Its errors are sticky: once one is returned, every Read returns it.
+type receiver struct {
+	body io.Reader
+	// hold reserves upload budget (tracing.Request.Hold).
+	hold func(n int64) error
+	rc   *http.ResponseController
+	pace UploadPace
+	// expect is the Content-Length, or -1 when unknown.
+	expect int64
+	// start is when the request began, first when the first read was made.
+	start, first time.Time
+	// limit is the deadline of the whole body (zero for none); deadline the one set.
+	limit, deadline time.Time
+	received, held  int64
+	err             error
+}
+
+// newReceiver returns a receiver of r's body (perhaps counted) that reserves budget with
+// hold, starting from start (the request's start).
+func newReceiver(w http.ResponseWriter, r *http.Request, body io.Reader, hold func(int64) error, pace UploadPace, start time.Time) *receiver {
+	rv := &receiver{body: body, hold: hold, rc: http.NewResponseController(w), pace: pace, expect: r.ContentLength, start: start}
+	if pace.Limit > 0 {
+		rv.limit = start.Add(pace.Limit)
+	}
+	return rv
+}
+
+func (rv *receiver) Read(p []byte) (int, error) {
+	if rv.err != nil {
+		return 0, rv.err
+	}
+	if rv.first.IsZero() {
+		rv.first = time.Now()
+	}
+	bounded := rv.expect < 0 || rv.held < rv.expect
+	if rv.received == rv.held && bounded {
+		step := int64(tracing.HoldStep)
+		if rv.expect >= 0 {
+			step = min(step, rv.expect-rv.held)
+		}
+		if err := rv.hold(step); err != nil {
+			rv.err = err
+			return 0, err
+		}
+		rv.held += step
+	}
+	if room := rv.held - rv.received; bounded && room < int64(len(p)) {
+		// No more than the reserved bytes land; past the Content-Length none can.
+		p = p[:room]
+	}
+	rv.pace.setDeadline(rv)
+	n, err := rv.body.Read(p)
+	rv.received += int64(n)
+	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+		rv.err = rv.tooSlow()
+		return n, rv.err
+	}
+	if errors.Is(err, io.EOF) {
+		rv.finish()
+	}
+	return n, err
+}
+
+// Close does nothing: the request's body is net/http's to close.
+func (rv *receiver) Close() error { return nil }
+
+// setDeadline sets the connection's read deadline to when the bytes received so far
+// and one more must have come. A writer that cannot set deadlines (a test's recorder)
+// is left as it is.
+func (pace UploadPace) setDeadline(rv *receiver) {
+	d := rv.limit
+	if pace.MinRate > 0 {
+		byRate := rv.first.Add(pace.Grace + time.Duration(float64(rv.received+1)/float64(pace.MinRate)*float64(time.Second)))
+		if d.IsZero() || byRate.Before(d) {
+			d = byRate
+		}
+	}
+	if d.Equal(rv.deadline) {
+		return
+	}
+	if err := rv.rc.SetReadDeadline(d); err == nil {
+		rv.deadline = d
+	}
+}
+
+// unread bounds the wait for a body that a refusal leaves unread: net/http reads and
+// discards up to 256 KiB of it before answering, so that a client that sends its whole
+// body before reading the answer gets it; one that sends nothing is answered when the
+// grace has passed, not when the request's time limit has.
+func (pace UploadPace) unread(w http.ResponseWriter) {
+	if pace.MinRate > 0 {
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(pace.Grace))
+	}
+}
+
+// finish puts the connection's read deadline back to the whole request's, once the
+// body has been read: net/http watches the idle connection for the client's going away
+// while the job runs, and a passed deadline would look like that.
+func (rv *receiver) finish() {
+	if rv.deadline.IsZero() || rv.deadline.Equal(rv.limit) {
+		return
+	}
+	if err := rv.rc.SetReadDeadline(rv.limit); err == nil {
+		rv.deadline = rv.limit
+	}
+}
+
+// tooSlow is the error of a body that missed its deadline.
+func (rv *receiver) tooSlow() error {
+	if !rv.limit.IsZero() && !rv.deadline.Before(rv.limit) {
+		return fault.New(fault.UploadTooSlow, "the upload did not arrive within %s; send it again over a faster connection, or send a smaller image", rv.pace.Limit)
+	}
+	return fault.New(fault.UploadTooSlow, "the upload arrived slower than %s per second (%s in %.1f s) after the first %s; send it again over a faster connection, or send a smaller image",
+		bytesText(rv.pace.MinRate), bytesText(rv.received), time.Since(rv.first).Seconds(), rv.pace.Grace)
+}
+
+// bytesText writes n bytes for a person: "16 KiB", "1.5 MiB", "300 bytes".
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return strings.TrimSuffix(strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64), ".0") + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}

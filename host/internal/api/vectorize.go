@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
@@ -39,6 +41,8 @@ type vectorizeResponse struct {
 	// order strokes for a pen (centerline): read from the SVG root's
 	// data-travel-length attribute, absent otherwise.
 	TravelLength *float64 `json:"travelLength,omitempty"`
+	// Quality is the trace's fidelity to the image, when output.quality asks for it.
+	Quality *fidelity.Score `json:"quality,omitempty"`
 	// fileFields carry the file of the output format (format, mediaType, fileName,
 	// fileSize, file).
 	fileFields
@@ -77,6 +81,8 @@ type timings struct {
 	DecodeMs  float64 `json:"decodeMs"`
 	TraceMs   float64 `json:"traceMs"`
 	TotalMs   float64 `json:"totalMs"`
+	// QualityMs is the time the quality score took, when output.quality asked for one.
+	QualityMs *float64 `json:"qualityMs,omitempty"`
 }
 
 // SVGContentSecurityPolicy is sent with every answer of POST /api/vectorize: opened
@@ -95,14 +101,15 @@ func (s *Server) vectorize(c *gin.Context) {
 	h := c.Writer.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", SVGContentSecurityPolicy)
-	var caller tracing.Caller
+	caller := tracing.Caller{Addr: clientAddr(c.Request)}
 	if values, sent := c.Request.Header["X-Api-Key"]; sent {
 		key, err := s.Keys.Verify(ctx, strings.TrimSpace(values[0]))
 		if err != nil {
+			s.UploadPace.unread(c.Writer)
 			s.fail(c, err)
 			return
 		}
-		caller = tracing.Caller{KeyID: key.ID, KeyName: key.Name}
+		caller.KeyID, caller.KeyName = key.ID, key.Name
 		c.Set(logKey, key.Name)
 	}
 	req := s.Tracing.Begin(caller)
@@ -115,21 +122,28 @@ func (s *Server) vectorize(c *gin.Context) {
 		req.Record(ctx, c.Writer.Status(), 0, 0)
 	}
 
-	reserve := maxBody(s.Limits.MaxBytes)
-	if c.Request.ContentLength > 0 && c.Request.ContentLength < reserve {
-		reserve = c.Request.ContentLength
-	}
-	if err := req.Admit(reserve); err != nil {
+	if err := req.Admit(c.Request.ContentLength); err != nil {
+		s.UploadPace.unread(c.Writer)
 		fail(err)
 		return
 	}
 	defer req.Close()
 
-	up, err := readUpload(c.Writer, c.Request, requestBody(c), s.Limits.MaxBytes, s.ImageFiles)
+	// The budget is reserved as the body arrives, and the body must keep the pace.
+	body := newReceiver(c.Writer, c.Request, requestBody(c), req.Hold, s.UploadPace, start)
+	up, err := readUpload(c.Writer, c.Request, body, s.Limits.MaxBytes, s.ImageFiles)
+	if err == nil {
+		body.finish()
+	}
 	// The file goes back once the job is over: Trace returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
 	defer s.ImageFiles.put(up.held)
+	if fault.Code(err) == fault.UploadTooSlow {
+		// The rest of the body is not waited for (the read deadline has passed, so
+		// net/http discards none of it either).
+		c.Header("Connection", "close")
+	}
 	if err != nil {
 		fail(err)
 		return
@@ -147,10 +161,19 @@ func (s *Server) vectorize(c *gin.Context) {
 	}
 
 	var file output.File
+	var score *fidelity.Score
+	var scoring time.Duration
 	res, err := req.Trace(ctx, job, func(jobCtx context.Context, res tracing.Result) error {
-		// The conversion is part of the job: in its worker, under its time limit.
+		// The conversion and the score are part of the job: in its worker, under its time
+		// limit.
 		var err error
 		file, err = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size, res.Width, res.Height)
+		if err != nil || !job.Settings.Output.Quality {
+			return err
+		}
+		started := time.Now()
+		score, err = qualityOf(jobCtx, job.Image, s.Limits.MaxPixels, res.SVG)
+		scoring = time.Since(started)
 		return err
 	})
 	c.Set(logQueue, ms(req.Queued()))
@@ -172,7 +195,19 @@ func (s *Server) vectorize(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.answer(c, traced{Result: res, Answer: ans, File: file, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
+	s.answer(c, traced{Result: res, Answer: ans, File: file, Quality: score, Scoring: scoring,
+		OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
+}
+
+// clientAddr is the address by which uploads are bounded per client: the IP of the
+// connection's far end. Forwarding headers (X-Forwarded-For) are not read, since any
+// client can send them; behind a proxy every request comes from the proxy's address.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // traced is a traced request, as the answer tells it.
@@ -181,6 +216,10 @@ type traced struct {
 	// Answer is the form the client asked for; File the output in its format.
 	Answer output.Answer
 	File   output.File
+	// Quality is the trace's score when output.quality asked for it; Scoring is the time
+	// it took.
+	Quality *fidelity.Score
+	Scoring time.Duration
 	// OriginalSize is the uploaded image's size in bytes.
 	OriginalSize int
 	// Lane names the lane the job ran in.
@@ -211,6 +250,12 @@ func (s *Server) answerJSON(c *gin.Context, t traced) {
 		TravelLength: travelLength(t.SVG),
 		Timings:      timings{QueueMs: ms(t.Queued), AnalyzeMs: ms(t.Analyze), DecodeMs: ms(t.Decode), TraceMs: ms(t.Trace), TotalMs: ms(t.Total)},
 		fileFields:   fileOf(t.File),
+	}
+	if t.Quality != nil {
+		r := t.Quality.Round()
+		answer.Quality = &r
+		q := ms(t.Scoring)
+		answer.Timings.QualityMs = &q
 	}
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
 	h := c.Writer.Header()

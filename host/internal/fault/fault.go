@@ -26,6 +26,8 @@ const (
 	InvalidAPIKey     = "invalid_api_key"
 	MissingAPIKey     = "missing_api_key"
 	QueueFull         = "queue_full"
+	TooManyUploads    = "too_many_uploads" // one address sends the most uploads at once
+	UploadTooSlow     = "upload_too_slow"  // the body arrived slower than the minimum rate
 	JobTimeout        = "job_timeout"
 	EngineCrashed     = "engine_crashed"
 	EngineUnavailable = "engine_unavailable"

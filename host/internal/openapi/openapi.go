@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // Version is the OpenAPI version of the document.
@@ -46,7 +48,7 @@ func ParamsSchema(engine string) string { return "EngineParams." + engine }
 var vectorizeCodes = []string{
 	fault.MissingImage, fault.EmptyImage, fault.UnsupportedFormat, fault.CorruptImage, fault.TruncatedImage,
 	fault.ImageTooLarge, fault.TooManyPixels, fault.InvalidSettings, fault.InvalidRequest, fault.InvalidAPIKey,
-	fault.QueueFull, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
+	fault.QueueFull, fault.TooManyUploads, fault.UploadTooSlow, fault.JobTimeout, fault.EngineUnavailable, fault.StoreUnavailable, fault.EngineCrashed,
 	fault.OutputTooLarge, fault.EngineBadOutput, fault.Internal, fault.NotAcceptable,
 }
 
@@ -147,7 +149,9 @@ func headers() obj {
 			"schema": str},
 		"Preset":       obj{"description": "With a bare file (Accept: image/svg+xml, ...): the preset applied, if any.", "schema": str},
 		"OriginalSize": obj{"description": "With a bare file (Accept: image/svg+xml, ...): the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
-		"NoSniff":      obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
+		"Quality": obj{"description": "With a bare file, when output.quality is true: the trace's score, \"ssim=0.9834; psnr=27.12\" " +
+			"(ssim absent for an image under 11 pixels on a side). See Quality.", "schema": str},
+		"NoSniff": obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
 		"SVGPolicy": obj{"description": "A policy under which the SVG, opened in a browser, loads nothing and runs no script: " +
 			"default-src 'none'; style-src 'unsafe-inline'; sandbox.", "schema": str},
 		"ContentDisposition": obj{"description": "With a bare file: inline; filename=\"trace.<format>\".", "schema": str},
@@ -184,7 +188,7 @@ func errorResponses(codes []string) obj {
 			lines = append(lines, "- "+c)
 		}
 		h := commonHeaders()
-		if slices.Contains(cs, fault.QueueFull) {
+		if slices.Contains(cs, fault.QueueFull) || slices.Contains(cs, fault.TooManyUploads) {
 			h["Retry-After"] = ref("headers", "RetryAfter")
 		} else if slices.Contains(cs, fault.EngineUnavailable) {
 			h["Retry-After"] = ref("headers", "Backoff")
@@ -227,7 +231,7 @@ func (s Service) vectorizeOp() obj {
 	responses := errorResponses(vectorizeCodes)
 	h := commonHeaders()
 	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
-		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize",
+		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize", "X-Tracecraft-Quality": "Quality",
 		"X-Content-Type-Options": "NoSniff", "Content-Security-Policy": "SVGPolicy", "Content-Disposition": "ContentDisposition"} {
 		h[name] = ref("headers", c)
 	}
@@ -241,7 +245,9 @@ func (s Service) vectorizeOp() obj {
 		"operationId": "vectorize",
 		"summary":     "Trace a bitmap image into an SVG",
 		"description": "Without a key the job runs on the public lane; with a valid X-API-Key on the keyed lane, and counts " +
-			"in the key's usage. A full queue is answered 429 before the body is read. The answer is JSON unless Accept prefers " +
+			"in the key's usage. A full queue is answered 429 before the body is read, and so are more uploads at once from one " +
+			"address than the service receives (too_many_uploads); a body that arrives slower than the minimum upload rate " +
+			"(see /llms.txt) is answered 408 upload_too_slow and its connection closed. The answer is JSON unless Accept prefers " +
 			"a bare file: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, " +
 			"image/png. Without output.format in the settings, that type also chooses the format; with it, only that " +
 			"format's types are offered. An Accept that allows nothing offered is 406 not_acceptable.",
@@ -369,6 +375,9 @@ func (s Service) settingsSchemas(out obj) {
 		presetNames = append(presetNames, p.Name)
 	}
 	settingsProps["output"] = ref("schemas", "Output")
+	settingsProps["background"] = obj{"type": "string", "enum": settings.BackgroundValues, "default": settings.BackgroundKeep,
+		"description": fmt.Sprintf("remove makes the uniform colour connected to the image border (within %d, Euclidean distance of 8-bit sRGB) "+
+			"transparent before tracing, with every engine; parts of that colour the drawing encloses stay.", raster.BackgroundTolerance)}
 	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
 		"description": "A named engine and parameter set; auto measures the image and picks one."}
 	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,
@@ -436,9 +445,23 @@ func errorSchemas(out obj) {
 func resultSchemas(out obj) {
 	ms, count, str := obj{"type": "number", "minimum": 0}, obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	out["Timings"] = obj{
-		"type":       "object",
-		"required":   []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
-		"properties": obj{"queueMs": ms, "analyzeMs": ms, "decodeMs": ms, "traceMs": ms, "totalMs": ms},
+		"type":     "object",
+		"required": []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
+		"properties": obj{"queueMs": ms, "analyzeMs": ms, "decodeMs": ms, "traceMs": ms, "totalMs": ms,
+			"qualityMs": obj{"type": "number", "minimum": 0, "description": "When output.quality is true: the time the quality score took."}},
+	}
+	out["Quality"] = obj{
+		"type":     "object",
+		"required": []string{"ssim", "psnr"},
+		"description": "The trace's fidelity to the image, scored as the project's bench scores it: the SVG rendered at the " +
+			"image's size, both over white; SSIM (Wang et al. 2004: 11x11 Gaussian window, sigma 1.5, K1 0.01, K2 0.03) on " +
+			"BT.601 luma and PSNR on RGB.",
+		"properties": obj{
+			"ssim": obj{"type": []string{"number", "null"}, "minimum": -1, "maximum": 1,
+				"description": "Mean SSIM, 4 decimals; 1 is identical. null for an image under 11 pixels on a side."},
+			"psnr": obj{"type": "number", "minimum": 0, "maximum": fidelity.MaxPSNR,
+				"description": "PSNR in dB, 2 decimals; identical images give the cap, 100."},
+		},
 	}
 	out["VectorizeResult"] = obj{
 		"type":     "object",
@@ -458,6 +481,7 @@ func resultSchemas(out obj) {
 			"timings":       ref("schemas", "Timings"),
 			"lane":          obj{"type": "string", "enum": []string{"public", "keyed"}},
 			"engineVersion": str,
+			"quality":       ref("schemas", "Quality"),
 			"travelLength": obj{"type": "number", "minimum": 0,
 				"description": "Engines that order strokes for a pen (centerline): the pen-up travel between strokes, in pixels."},
 		},

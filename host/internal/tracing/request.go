@@ -3,6 +3,7 @@ package tracing
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
@@ -25,20 +26,26 @@ type Caller struct {
 	// KeyID and KeyName are those of the caller's verified API key.
 	KeyID   int64
 	KeyName string
+	// Addr is the client's network address (the IP of the connection's far end), by
+	// which Service.Senders bounds the uploads sent at once; "" is not bounded.
+	Addr string
 }
 
 // Request is one tracing request of the HTTP service on its way through the steps,
 // in this order: Begin picks its lane, Admit refuses it at once when the lane or the
-// upload budget is full, Received notes the upload's size, Trace queues the job on the
-// lane and runs it on an engine within the job time limit, Record counts the outcome in
-// the key's usage, and Close gives the upload budget back. Errors are *fault.Error
-// values, except the context's when the client gave up.
+// upload budget is full or its address sends too many uploads already, Hold reserves
+// the upload budget for the body's bytes as they arrive, Received notes the upload's
+// size, Trace queues the job on the lane and runs it on an engine within the job time
+// limit, Record counts the outcome in the key's usage, and Close gives the upload budget
+// back. Errors are *fault.Error values, except the context's when the client gave up.
 type Request struct {
 	s        *Service
 	caller   Caller
 	lane     *lanes.Lane
 	laneName string
 	reserved int64
+	// sending is set while the request counts among its address's uploads.
+	sending bool
 	// input and pixels are counted in the key's usage once known.
 	input, pixels int64
 	queued        time.Duration
@@ -57,28 +64,76 @@ func (s *Service) Begin(caller Caller) *Request {
 // Lane names the request's lane, "public" or "keyed".
 func (r *Request) Lane() string { return r.laneName }
 
-// Admit refuses the request with fault.QueueFull when its lane would not queue it now,
-// or when the upload budget cannot hold size bytes more; otherwise it reserves size
-// bytes of the budget until Close.
+// HoldStep is the most upload budget a request reserves ahead of the bytes that have
+// arrived: its body is received in steps of at most this size, each reserved first.
+const HoldStep = 256 << 10
+
+// Admit refuses the request at once, before its body is read, with fault.QueueFull
+// when its lane would not queue it now or when the upload budget could not hold the
+// body's first step (size is the size the headers announce, or -1), and with
+// fault.TooManyUploads when its address already sends Service.Senders' maximum of
+// uploads. Otherwise the request counts among its address's uploads until Received or
+// Close. It reserves no budget: Hold does, as the body arrives.
 func (r *Request) Admit(size int64) error {
 	if err := r.lane.Full(r.caller.KeyName); err != nil {
 		return err
 	}
-	if !r.s.Uploads.TryTake(size) {
-		return lanes.Full(r.laneName, 1, false)
+	first := int64(HoldStep)
+	if size >= 0 {
+		first = min(first, size)
 	}
-	r.reserved = size
+	if !r.s.Uploads.Fits(first) {
+		return r.budgetSpent()
+	}
+	if !r.s.Senders.tryAdd(r.caller.Addr) {
+		return &fault.Error{Code: fault.TooManyUploads, RetryAfter: 1,
+			Message: fmt.Sprintf("this address is already sending %d uploads, the most the service receives at once from one address; wait for one to finish, then retry", r.s.Senders.Max()),
+			Err:     fmt.Errorf("address %s: %d uploads at once", r.caller.Addr, r.s.Senders.Max())}
+	}
+	r.sending = true
 	return nil
 }
 
-// Close gives back the upload budget Admit reserved.
+// Hold reserves n more bytes of the upload budget, for body bytes about to be received,
+// until Close. It returns a fault.QueueFull error when the budget cannot hold them.
+func (r *Request) Hold(n int64) error {
+	if !r.s.Uploads.TryTake(n) {
+		return r.budgetSpent()
+	}
+	r.reserved += n
+	return nil
+}
+
+// budgetSpent is the refusal of a request the upload budget cannot hold.
+func (r *Request) budgetSpent() error {
+	e := lanes.Full(r.laneName, 1, false)
+	e.Message = "the service holds as many uploaded bytes as it may at once; retry after the number of seconds in the Retry-After header"
+	e.Err = fmt.Errorf("lane %s: the upload memory budget is spent", r.laneName)
+	return e
+}
+
+// Close gives back the upload budget Hold reserved, and ends the request's count among
+// its address's uploads if Received has not.
 func (r *Request) Close() {
 	r.s.Uploads.Give(r.reserved)
 	r.reserved = 0
+	r.doneSending()
 }
 
-// Received notes the size of the uploaded image, counted in the key's usage.
-func (r *Request) Received(bytes int) { r.input = int64(bytes) }
+// doneSending ends the request's count among its address's uploads.
+func (r *Request) doneSending() {
+	if r.sending {
+		r.s.Senders.done(r.caller.Addr)
+		r.sending = false
+	}
+}
+
+// Received notes the size of the uploaded image, counted in the key's usage, and ends
+// the request's count among its address's uploads: its body has been read.
+func (r *Request) Received(bytes int) {
+	r.input = int64(bytes)
+	r.doneSending()
+}
 
 // Trace queues job on the request's lane and, once a worker takes it, traces it with
 // Run, then calls then (if not nil) with the result in the same worker, under the same

@@ -114,26 +114,41 @@ func TestBeginPicksTheCallersLane(t *testing.T) {
 	}
 }
 
-// TestAdmitReservesTheUploadBudgetUntilClose checks that an admitted request holds its
-// reservation until Close, and that a request the budget cannot hold is refused with
-// queue_full and a Retry-After of one second.
-func TestAdmitReservesTheUploadBudgetUntilClose(t *testing.T) {
+// TestHoldReservesTheUploadBudgetUntilClose checks that Admit reserves nothing, that
+// a request holds what Hold reserved until Close, and that a request the budget cannot
+// hold is refused with queue_full and a Retry-After of one second: by Admit when not
+// even the body's first step fits, by Hold as the body arrives.
+func TestHoldReservesTheUploadBudgetUntilClose(t *testing.T) {
 	s := newService(t, &fakeEngines{}, 100, &fakeLedger{})
 	first := s.Begin(Caller{})
-	if err := first.Admit(60); err != nil {
+	if err := first.Admit(1 << 20); err != nil {
 		t.Fatalf("the first request was refused: %v", err)
 	}
-	if got := s.Uploads.Used(); got != 60 {
-		t.Errorf("budget used %d after admitting 60 bytes, want 60", got)
+	if got := s.Uploads.Used(); got != 0 {
+		t.Errorf("budget used %d after Admit, want 0: bytes are reserved as they arrive", got)
+	}
+	if err := first.Hold(60); err != nil {
+		t.Fatalf("holding 60 bytes of 100: %v", err)
 	}
 	second := s.Begin(Caller{KeyID: 1, KeyName: "k"})
-	err := second.Admit(60)
-	var fe *fault.Error
-	if !errors.As(err, &fe) || fe.Code != fault.QueueFull || fe.RetryAfter != 1 {
-		t.Fatalf("over budget: got %v, want queue_full with RetryAfter 1", err)
+	for _, step := range []struct {
+		name string
+		try  func() error
+	}{
+		{"Admit of a 60-byte body", func() error { return second.Admit(60) }},
+		{"Hold of 60 bytes", func() error { return second.Hold(60) }},
+	} {
+		err := step.try()
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Code != fault.QueueFull || fe.RetryAfter != 1 {
+			t.Fatalf("%s over budget: got %v, want queue_full with RetryAfter 1", step.name, err)
+		}
+		if !strings.Contains(fe.Err.Error(), "lane keyed") || !strings.Contains(fe.Message, "uploaded bytes") {
+			t.Errorf("%s: the cause %q does not name the keyed lane, or the message %q the uploads", step.name, fe.Err, fe.Message)
+		}
 	}
-	if !strings.Contains(fe.Err.Error(), "lane keyed") {
-		t.Errorf("the cause %q does not name the keyed lane", fe.Err)
+	if err := second.Admit(40); err != nil {
+		t.Errorf("a 40-byte body beside 60 of 100: %v", err)
 	}
 	second.Close() // nothing reserved, nothing given back
 	first.Close()
@@ -141,14 +156,46 @@ func TestAdmitReservesTheUploadBudgetUntilClose(t *testing.T) {
 	if got := s.Uploads.Used(); got != 0 {
 		t.Errorf("budget used %d after Close, want 0", got)
 	}
-	if err := second.Admit(100); err != nil {
-		t.Errorf("a request of the whole budget was refused once the budget was free: %v", err)
+	if err := second.Hold(1000); err != nil {
+		t.Errorf("a reservation larger than the whole budget was refused once the budget was free: %v", err)
+	}
+}
+
+// TestAdmitBoundsTheUploadsOfOneAddress checks that an address sends at most
+// Senders' maximum of uploads at once, counted from Admit to Received or Close; other
+// addresses, and requests without one, are not bounded by it.
+func TestAdmitBoundsTheUploadsOfOneAddress(t *testing.T) {
+	s := newService(t, &fakeEngines{}, 1<<20, &fakeLedger{})
+	s.Senders = NewClientUploads(2)
+	a1, a2 := s.Begin(Caller{Addr: "192.0.2.1"}), s.Begin(Caller{Addr: "192.0.2.1", KeyID: 1, KeyName: "k"})
+	for _, r := range []*Request{a1, a2} {
+		if err := r.Admit(10); err != nil {
+			t.Fatalf("an upload within the bound: %v", err)
+		}
+	}
+	err := s.Begin(Caller{Addr: "192.0.2.1"}).Admit(10)
+	var fe *fault.Error
+	if !errors.As(err, &fe) || fe.Code != fault.TooManyUploads || fe.RetryAfter != 1 || !strings.Contains(fe.Message, "2 uploads") {
+		t.Fatalf("a third upload from one address: got %v, want too_many_uploads naming the bound, with RetryAfter 1", err)
+	}
+	for _, c := range []Caller{{Addr: "192.0.2.2"}, {}} {
+		if err := s.Begin(c).Admit(10); err != nil {
+			t.Errorf("caller %+v beside a full address: %v", c, err)
+		}
+	}
+	a1.Received(5) // its body is read: it no longer counts, and Close does not count it twice
+	a1.Close()
+	if got := s.Senders.Sending("192.0.2.1"); got != 1 {
+		t.Errorf("after one upload was received, the address sends %d, want 1", got)
+	}
+	a2.Close()
+	if got := s.Senders.Sending("192.0.2.1"); got != 0 {
+		t.Errorf("after both ended, the address sends %d, want 0", got)
 	}
 }
 
 // TestAdmitRefusesWhenTheLaneIsFull holds the public lane's worker and queue place
-// with two jobs; the next request is refused before it reserves any budget, while
-// the keyed lane still admits.
+// with two jobs; the next request is refused, while the keyed lane still admits.
 func TestAdmitRefusesWhenTheLaneIsFull(t *testing.T) {
 	hold := make(chan struct{})
 	eng := &fakeEngines{trace: func(ctx context.Context, req pluginhost.TraceRequest) (engines.Result, error) {
@@ -172,8 +219,8 @@ func TestAdmitRefusesWhenTheLaneIsFull(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	err := s.Begin(Caller{}).Admit(10)
-	if fault.Code(err) != fault.QueueFull || s.Uploads.Used() != 0 {
-		t.Errorf("a full lane: got %v with %d bytes reserved, want queue_full and none", err, s.Uploads.Used())
+	if fault.Code(err) != fault.QueueFull {
+		t.Errorf("a full lane: got %v, want queue_full", err)
 	}
 	if err := s.Begin(Caller{KeyID: 1, KeyName: "k"}).Admit(10); err != nil {
 		t.Errorf("the keyed lane refused while only the public one is full: %v", err)

@@ -57,6 +57,8 @@ type Service struct {
 	// Uploads bounds the memory held by uploads being received or waiting; nil bounds
 	// nothing.
 	Uploads *Budget
+	// Senders bounds the uploads one client address sends at once; nil bounds nothing.
+	Senders *ClientUploads
 	// Usage counts the requests made with an API key.
 	Usage Ledger
 	// Logger receives the failures to count usage; nil logs nothing.
@@ -112,10 +114,13 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 		defer cancel()
 	}
 	var res Result
+	job, err := s.removeBackground(job)
+	if err != nil {
+		return res, err
+	}
 	image, file, set, cat := job.Image, job.File, job.Settings, job.Catalog
 	var r settings.Resolved
 	var out engines.Result
-	var err error
 	if set.NeedsAnalysis() {
 		// The engine measuring the image traces it too when it is the one chosen, without
 		// decoding it again: the header's hint names the likeliest.

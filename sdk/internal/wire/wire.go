@@ -100,7 +100,7 @@ const CodeImageFileUnreadable = "image_file_unreadable"
 var engineName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // reservedNames cannot be engine names: they are settings keys or the auto selector.
-var reservedNames = map[string]bool{"auto": true, "preset": true, "engine": true, "none": true}
+var reservedNames = map[string]bool{"auto": true, "preset": true, "engine": true, "none": true, "output": true, "background": true}
 
 // ValidEngineName reports whether name can name an engine: lower-case letters, digits,
 // '-' and '_', starting with a letter, at most 32 bytes, and not a reserved settings key.
