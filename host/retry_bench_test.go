@@ -65,7 +65,9 @@ type overloadClient struct {
 func BenchmarkRetryAfterUnderOverload(b *testing.B) {
 	const workers, queue = 2, 8
 	h := startHost(b, bundledPlugins(b, "tracecraft", "vtracer", "potrace"), "",
-		"--workers", strconv.Itoa(workers), "--queue", strconv.Itoa(queue))
+		"--workers", strconv.Itoa(workers), "--queue", strconv.Itoa(queue),
+		// Every client of the benchmark has the same address.
+		"--uploads-per-client", "0")
 	imgs := corpusImages(b)
 	// Warm-up: each image once, which also gives its job time.
 	warm := make([]time.Duration, len(imgs))

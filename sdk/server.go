@@ -190,7 +190,10 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 		}
 	} else {
 		var err error
-		img, err = decodeRequestImage(req.GetImage(), req.GetImageFile(), req.GetImageOffset(), req.GetImageLength(), int64(req.GetMaxPixels()))
+		img, err = decodeRequestImage(ctx, req.GetImage(), req.GetImageFile(), req.GetImageOffset(), req.GetImageLength(), int64(req.GetMaxPixels()))
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return nil, status.FromContextError(ctxErr).Err()
+		}
 		if err != nil {
 			return &tracev1.TraceResponse{Failure: failureToProto(err)}, nil
 		}
@@ -240,7 +243,10 @@ func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tra
 	defer s.jobDone()
 	s.takeKept()
 	start := time.Now()
-	img, err := decodeRequestImage(req.GetImage(), req.GetImageFile(), req.GetImageOffset(), req.GetImageLength(), int64(req.GetMaxPixels()))
+	img, err := decodeRequestImage(ctx, req.GetImage(), req.GetImageFile(), req.GetImageOffset(), req.GetImageLength(), int64(req.GetMaxPixels()))
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return nil, status.FromContextError(ctxErr).Err()
+	}
 	if err != nil {
 		return &tracev1.AnalyzeResponse{Failure: failureToProto(err)}, nil
 	}
@@ -292,14 +298,15 @@ func problemsError(engine string, problems []Problem) *Error {
 }
 
 // decodeRequestImage decodes a request's image, given inline or as a file, for an
-// engine. The decoded image shares no memory with the file.
-func decodeRequestImage(inline []byte, file string, off, n uint64, maxPixels int64) (*image.NRGBA, error) {
+// engine, stopping when ctx ends (the error is then ctx's). The decoded image shares no
+// memory with the file.
+func decodeRequestImage(ctx context.Context, inline []byte, file string, off, n uint64, maxPixels int64) (*image.NRGBA, error) {
 	data, release, err := wire.RequestImage(inline, file, off, n)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	img, _, err := raster.Decode(data, maxPixels)
+	img, _, err := raster.DecodeContext(ctx, data, maxPixels)
 	return img, err
 }
 

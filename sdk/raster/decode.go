@@ -2,11 +2,13 @@ package raster
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
+	"io"
 
 	"golang.org/x/image/bmp"
 	"golang.org/x/image/tiff"
@@ -29,11 +31,28 @@ const DefaultMaxPixels = 40_000_000
 // rejects, including a decoder panic. The returned Info is valid whenever Header
 // succeeded.
 func Decode(data []byte, maxPixels int64) (img *image.NRGBA, info Info, err error) {
+	return decode(data, maxPixels, nil)
+}
+
+// DecodeContext is Decode, stopped when ctx ends: the PNG and JPEG decoders read their
+// data through a reader that fails once ctx is done, so a large image's decoding stops
+// within a few milliseconds of a cancellation. The error is then ctx's. The image it
+// returns is the one Decode returns.
+func DecodeContext(ctx context.Context, data []byte, maxPixels int64) (*image.NRGBA, Info, error) {
+	img, info, err := decode(data, maxPixels, func(r io.Reader) io.Reader { return ctxReader{ctx, r} })
+	if err != nil && ctx.Err() != nil {
+		return nil, info, ctx.Err()
+	}
+	return img, info, err
+}
+
+// decode is Decode, the PNG and JPEG decoders reading through wrap when it is not nil.
+func decode(data []byte, maxPixels int64, wrap func(io.Reader) io.Reader) (img *image.NRGBA, info Info, err error) {
 	if info, err = Check(data, maxPixels); err != nil {
 		return nil, info, err
 	}
 	img, err = recovered(info.Format, func() (*image.NRGBA, error) {
-		src, err := decodeImage(data, info)
+		src, err := decodeImage(data, info, wrap)
 		if err != nil {
 			return nil, classify(info.Format, err, "image data")
 		}
@@ -58,14 +77,19 @@ func recovered(f Format, decode func() (*image.NRGBA, error)) (img *image.NRGBA,
 	return decode()
 }
 
-// decodeImage runs the format's decoder; the result is as stored, not yet upright.
-func decodeImage(data []byte, info Info) (image.Image, error) {
+// decodeImage runs the format's decoder; the result is as stored, not yet upright. With
+// wrap, the PNG and JPEG decoders read through it.
+func decodeImage(data []byte, info Info, wrap func(io.Reader) io.Reader) (image.Image, error) {
 	r := bytes.NewReader(data)
+	var stream io.Reader = r
+	if wrap != nil {
+		stream = wrap(r)
+	}
 	switch info.Format {
 	case PNG:
-		return png.Decode(r)
+		return png.Decode(stream)
 	case JPEG:
-		return jpeg.Decode(r)
+		return jpeg.Decode(stream)
 	case BMP:
 		return bmp.Decode(r)
 	case TIFF:
@@ -74,6 +98,20 @@ func decodeImage(data []byte, info Info) (image.Image, error) {
 		return decodeWebP(data)
 	}
 	return nil, errUnsupported(info.Format)
+}
+
+// ctxReader reads r until ctx ends, then fails with ctx's error. The decoders read in
+// blocks of kilobytes, so checking on every read costs nothing to speak of.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // Check does what Decode does before it decodes: it reads the header, refuses an image

@@ -1,7 +1,10 @@
 package raster_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"image"
 	"image/color"
 	"strings"
@@ -332,5 +335,35 @@ func TestDecodeReturnsAnNRGBADecodeAsItIs(t *testing.T) {
 	m := baseAlpha()
 	if got := raster.ToNRGBA(m, 1); got != m {
 		t.Error("ToNRGBA copied an *image.NRGBA at 0,0 with orientation 1")
+	}
+}
+
+// TestDecodeContextStopsWhenItsContextEnds: with a live context DecodeContext returns
+// what Decode does; with an ended one it stops with the context's error, not a corrupt
+// image, for the formats it reads as a stream.
+func TestDecodeContextStopsWhenItsContextEnds(t *testing.T) {
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"png", encPNG(t, baseAlpha())},
+		{"jpeg", encJPEG(t, base())},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, _, err := raster.Decode(tt.data, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := raster.DecodeContext(context.Background(), tt.data, 0)
+			if err != nil || !bytes.Equal(got.Pix, want.Pix) || got.Rect != want.Rect {
+				t.Errorf("with a live context: %v, and not Decode's image", err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if img, _, err := raster.DecodeContext(ctx, tt.data, 0); img != nil || !errors.Is(err, context.Canceled) {
+				t.Errorf("with an ended context: %v, want context.Canceled and no image", err)
+			}
+		})
 	}
 }

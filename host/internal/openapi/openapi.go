@@ -498,7 +498,7 @@ func healthSchemas(out obj) {
 		"type":     "object",
 		"required": []string{"name", "workers", "busy", "queued", "capacity"},
 		"properties": obj{"name": str, "workers": count, "busy": count, "queued": count, "capacity": count,
-			"avgJobMs": obj{"type": "integer", "minimum": 0, "description": "Moving average of recent job times."}},
+			"avgJobMs": obj{"type": "integer", "minimum": 0, "description": "Forecast of a job's time with every worker busy, from recent job times."}},
 	}
 	out["EngineStatus"] = obj{
 		"type":     "object",

@@ -301,6 +301,10 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 	return states, nil
 }
 
+// checkArea is how many pixels of region boxes renderPasses renders between two checks
+// of its context: a few milliseconds of work.
+const checkArea = 1 << 18
+
 // renderPasses runs up to passes rounds of: render every region with the current fits,
 // compare each measurable edge's rendered coverage with its target, and refit the
 // edges that moved; it stops early when no edge changes.
@@ -322,8 +326,12 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 		} else {
 			canvas.Clear()
 		}
+		area := 0 // pixels of the regions' boxes rendered since ctx was checked
 		for reg := range rm.Regions {
-			if reg%256 == 0 {
+			if reg%256 == 0 || area >= checkArea {
+				// A region's render costs about its box: a photograph's large regions
+				// would otherwise take a good part of a second between checks.
+				area = 0
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -331,6 +339,7 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 			if rm.Regions[reg].Transparent() {
 				continue
 			}
+			area += rm.Regions[reg].Bounds.Dx() * rm.Regions[reg].Bounds.Dy()
 			paths, segs = res.RegionPaths(reg, paths[:0], segs[:0])
 			canvas.Add(paths, rm.Regions[reg].Bounds.Inset(-2), res.premul(int32(reg)))
 		}

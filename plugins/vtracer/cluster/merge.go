@@ -5,6 +5,10 @@ import (
 	"image/color"
 )
 
+// checkWork is how many pixels merge and the tracing of shapes visit between two checks
+// of their context: a few milliseconds of work.
+const checkWork = 1 << 18
+
 // merge builds the hierarchy bottom-up: the smallest cluster still alive merges into its
 // neighbour of the closest mean colour, until no cluster has a neighbour left. Because
 // the smaller side is the one whose pixels are visited, every pixel is visited O(log n)
@@ -12,8 +16,12 @@ import (
 func (b *builder) merge(ctx context.Context) error {
 	q := newQueue(b.area, b.state)
 	speckle, layer := int32(b.cfg.SpeckleArea), int32(b.cfg.LayerDifference)
+	work := 0 // pixels visited since ctx was checked
 	for steps := 0; ; steps++ {
-		if steps&1023 == 0 {
+		if steps&1023 == 0 || work >= checkWork {
+			// Late in the merge the clusters are large and one step visits many
+			// pixels: count them, not only the steps.
+			work = 0
 			if err := ctx.Err(); err != nil {
 				return err
 			}
@@ -23,6 +31,7 @@ func (b *builder) merge(ctx context.Context) error {
 			return nil
 		}
 		a := b.area[id]
+		work += int(a)
 		to, diff := b.closest(id)
 		if to < 0 {
 			b.state[id] = root

@@ -134,6 +134,10 @@ func Trace(ctx context.Context, img *image.NRGBA, o Options) ([]byte, error) {
 	})
 }
 
+// checkArea is how many pixels of shapes traceClusters traces between two checks of its
+// context: a few milliseconds of work.
+const checkArea = 1 << 18
+
 // traceClusters traces the shapes of img's colour hierarchy, clustered with cfg.
 func traceClusters(ctx context.Context, img *image.NRGBA, o Options, cfg cluster.Config) ([]byte, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
@@ -152,12 +156,16 @@ func traceClusters(ctx context.Context, img *image.NRGBA, o Options, cfg cluster
 	}
 	wr := newWriter(w, h, o)
 	var starts []int32
+	area := 0 // pixels of the shapes traced since ctx was checked
 	for i := range hier.Shapes {
-		if i&63 == 0 {
+		if i&63 == 0 || area >= checkArea {
+			// The first shapes, the largest, cost about their area each.
+			area = 0
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
+		area += hier.Shapes[i].Area
 		starts = hier.TopEdges(starts[:0], i, mode)
 		wr.shape(starts, func(p int) bool { return hier.Covers(i, mode, p) }, hier.Shapes[i].Color)
 	}
