@@ -17,6 +17,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/selector"
@@ -119,6 +120,13 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return describe(in.name, err)
 		}
 		in.res, in.outSize = &res, len(file.Data)
+		if set.Output.Quality {
+			score, err := fidelity.ScoreFile(ctx, image, c.maxPixels, res.SVG)
+			if err != nil {
+				return describe(in.name, err)
+			}
+			in.quality = score.Round().String()
+		}
 		if set.NeedsAnalysis() {
 			in.auto = true
 		}
@@ -134,6 +142,9 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err == nil && in.auto {
 			fmt.Fprintf(stderr, "tracecraft: auto chose %s\n", in.choice())
 		}
+		if err == nil && in.quality != "" {
+			fmt.Fprintf(stderr, "tracecraft: quality %s\n", in.quality)
+		}
 		return err
 	}
 	return traceAll(ctx, inputs, jobs, out, one, stderr)
@@ -146,7 +157,8 @@ type traceInput struct {
 	name, path, out string
 	size, outSize   int // bytes read and written
 	res             *tracing.Result
-	auto            bool // auto chose the preset and engine
+	auto            bool   // auto chose the preset and engine
+	quality         string // the trace's score, when output.quality asks for it
 	err             error
 	took            time.Duration
 }
@@ -347,6 +359,9 @@ func (p *progress) done(in *traceInput) {
 	} else {
 		line = fmt.Sprintf("%s -> %s: %s%s, %.2f s, %s", in.name, in.out, map[bool]string{true: "auto chose ", false: ""}[in.auto],
 			in.choice(), in.took.Seconds(), humanBytes(in.outSize))
+		if in.quality != "" {
+			line += ", " + in.quality
+		}
 	}
 	if p.terminal {
 		fmt.Fprint(p.w, "\r\x1b[K")

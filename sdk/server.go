@@ -160,10 +160,23 @@ func (s *server) Describe(context.Context, *tracev1.DescribeRequest) (*tracev1.D
 	return descriptorToProto(s.desc), nil
 }
 
+// Idle answers once no call runs: the host asks after cancelling a call, to learn that
+// the engine has stopped. A call cancelled while it waited for s.mu returns at once
+// (see Trace), so Idle waits for the engine's own check of its context at most.
+func (s *server) Idle(context.Context, *tracev1.IdleRequest) (*tracev1.IdleResponse, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &tracev1.IdleResponse{}, nil
+}
+
 // Trace validates the parameters, decodes the image and runs the engine.
 func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// A call the host gave up on while it waited for the lock does no work.
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
 	defer s.jobDone()
 	given := paramsFromProto(req.GetParams())
 	if problems := s.desc.CheckValues(given); len(problems) > 0 {
@@ -221,6 +234,9 @@ func (s *server) Trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 func (s *server) Analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return nil, status.FromContextError(err).Err()
+	}
 	defer s.jobDone()
 	s.takeKept()
 	start := time.Now()

@@ -396,6 +396,25 @@ func (c *Client) analyze(ctx context.Context, req AnalyzeRequest, keep bool) (An
 	}, nil
 }
 
+// ErrNoIdle reports a plugin whose sdk predates the Idle call (before 2.1.0): whether
+// it has stopped a cancelled call cannot be known.
+var ErrNoIdle = errors.New("the plugin cannot tell when it is idle (its sdk is older than 2.1.0)")
+
+// Idle returns once the plugin runs no call: after a call was cancelled, it tells that
+// the engine has stopped working on it and the process can take another job. It
+// returns ErrNoIdle when the plugin does not know the call, ctx's error when ctx ends
+// first, and ErrCrashed (wrapped) when the process died.
+func (c *Client) Idle(ctx context.Context) error {
+	_, err := c.rpc.Idle(ctx, &tracev1.IdleRequest{})
+	switch {
+	case err == nil:
+		return nil
+	case statusCode(err) == codes.Unimplemented:
+		return ErrNoIdle
+	}
+	return c.callError(ctx, err)
+}
+
 // callError classifies a failed call: ctx's own error if ctx ended, an output-too-large
 // error if a message hit the size limit, ErrCrashed otherwise.
 func (c *Client) callError(ctx context.Context, err error) error {

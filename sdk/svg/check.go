@@ -85,7 +85,7 @@ func (p *Problem) Error() string {
 //   - rooted in an svg element in the SVG namespace whose viewBox is "0 0 width height";
 //   - made only of the Elements, in the SVG namespace, carrying only the Attributes (and
 //     xml:space, xml:lang, and namespace declarations of the SVG and XLink namespaces),
-//     with text only inside title and desc;
+//     with text only inside title and desc, and no id on two elements;
 //   - inert: no event attribute (on...), an href or xlink:href only to a #fragment of
 //     the document, no url() but to a #fragment, no "javascript:", and a style attribute
 //     without expression(), @import, CSS escapes or url() but to a #fragment.
@@ -112,6 +112,8 @@ type checker struct {
 	seen bool
 	// text is set while inside an element that may hold text (title or desc).
 	textDepth int
+	// ids holds the id attributes seen: an id names one element of the document.
+	ids map[string]bool
 }
 
 func (c *checker) problem(format string, args ...any) *Problem {
@@ -233,6 +235,15 @@ func (c *checker) element(t xml.StartElement) error {
 		}
 		if err := c.attribute(t.Name.Local, a); err != nil {
 			return err
+		}
+		if a.Name.Space == "" && a.Name.Local == "id" {
+			if c.ids[a.Value] {
+				return c.problem("<%s> has id=%q, which another element has: an id names one element", t.Name.Local, clip(a.Value))
+			}
+			if c.ids == nil {
+				c.ids = map[string]bool{}
+			}
+			c.ids[a.Value] = true
 		}
 	}
 	return nil

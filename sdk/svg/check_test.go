@@ -27,6 +27,7 @@ func TestCheckAcceptsWhatEnginesWrite(t *testing.T) {
 		{"an empty image", string(Empty(10, 8, false))},
 		{"an XML declaration, a comment and a title", `<?xml version="1.0" encoding="UTF-8"?>` + "\n<!-- traced -->\n" +
 			doc(`<title>logo &amp; text &#233;</title><desc><![CDATA[a <b> c]]></desc>`)},
+		{"ids on a group and its paths", doc(`<g id="c-1a2b3c" fill="#1a2b3c"><path id="p-1" d="M0 0"/><path id="p-2" d="M1 1"/></g>`)},
 		{"a style without url()", doc(`<path style="fill:#f00;stroke:none" d="M0 0"/>`)},
 		{"a url() to a fragment", doc(`<path fill="url(#a)" d="M0 0"/>`)},
 		{"an href to a fragment", `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" viewBox="0 0 10 8"><g xlink:href="#p" href=" #q"/></svg>`},
@@ -56,6 +57,7 @@ func TestCheckRefusesWhatCouldHarmAClient(t *testing.T) {
 		{"a use element", doc(`<use href="#a"/>`), "<use> is not allowed"},
 		{"a link", doc(`<a href="javascript:alert(1)"><path d="M0 0"/></a>`), "<a> is not allowed"},
 		{"an animation", doc(`<set attributeName="fill" to="red"/>`), "<set> is not allowed"},
+		{"an id on two elements", doc(`<g id="c-1a2b3c"><path id="c-1a2b3c" d="M0 0"/></g>`), `id="c-1a2b3c", which another element has`},
 		{"an onload attribute", `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 8" onload="alert(1)"></svg>`, "event attribute onload"},
 		{"an onclick in upper case", doc(`<path ONCLICK="alert(1)" d="M0 0"/>`), "event attribute ONCLICK"},
 		{"an external href", doc(`<g href="http://evil/"/>`), "only a #fragment"},

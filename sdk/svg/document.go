@@ -68,3 +68,44 @@ func AttrEscape(s string) string {
 }
 
 var attrReplacer = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
+
+// IDs hands out the short, stable ids of a document's colour groups and shapes, so that
+// a user can target them in CSS or find them in an editor's layers panel: a colour
+// group (or a path holding every shape of one colour) is "c-" and its hex RGB
+// ("c-1a2b3c"), with the alpha appended when it is not opaque ("c-1a2b3c80") and "-2",
+// "-3"... when the same colour has several groups; a shape is "p-" and its number in
+// document order ("p-1"). They depend only on the colours and the order of writing, so
+// the same image and settings give the same ids, and they are unique in the document.
+// The zero IDs is ready to use.
+type IDs struct {
+	colours map[string]int
+	shapes  int
+}
+
+// Colour returns the id of the next group of colour c.
+func (ids *IDs) Colour(c color.NRGBA) string {
+	const digits = "0123456789abcdef"
+	id := []byte{'c', '-', digits[c.R>>4], digits[c.R&15], digits[c.G>>4], digits[c.G&15], digits[c.B>>4], digits[c.B&15]}
+	if c.A < 255 {
+		id = append(id, digits[c.A>>4], digits[c.A&15])
+	}
+	if ids.colours == nil {
+		ids.colours = map[string]int{}
+	}
+	s := string(id)
+	n := ids.colours[s] + 1
+	ids.colours[s] = n
+	if n > 1 {
+		s += "-" + strconv.Itoa(n)
+	}
+	return s
+}
+
+// Shape returns the id of the next shape.
+func (ids *IDs) Shape() string {
+	ids.shapes++
+	return "p-" + strconv.Itoa(ids.shapes)
+}
+
+// IDAttr returns the attribute ` id="..."` for id.
+func IDAttr(id string) string { return ` id="` + id + `"` }

@@ -3,6 +3,7 @@ package svg
 import (
 	"bytes"
 	"image/color"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +133,21 @@ func TestPaintAddsTheOpacityOnlyWhenNeeded(t *testing.T) {
 		if got := Paint(tc.attr, tc.c); got != tc.want {
 			t.Errorf("Paint(%q, %v) = %q, want %q", tc.attr, tc.c, got, tc.want)
 		}
+	}
+}
+
+func TestIDsAreShortStableAndUnique(t *testing.T) {
+	var ids IDs
+	got := []string{
+		ids.Colour(color.NRGBA{0x1a, 0x2b, 0x3c, 255}),
+		ids.Shape(),
+		ids.Shape(),
+		ids.Colour(color.NRGBA{0x1a, 0x2b, 0x3c, 0x80}),
+		ids.Colour(color.NRGBA{0x1a, 0x2b, 0x3c, 255}),
+		ids.Shape(),
+	}
+	want := []string{"c-1a2b3c", "p-1", "p-2", "c-1a2b3c80", "c-1a2b3c-2", "p-3"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("got ids %v, want %v", got, want)
 	}
 }

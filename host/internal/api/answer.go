@@ -1,12 +1,15 @@
 package api
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 )
@@ -47,6 +50,9 @@ func writeBare(c *gin.Context, t traced) {
 	h.Set("X-Tracecraft-Engine-Version", t.EngineVersion)
 	h.Set("X-Tracecraft-Preset", t.Preset)
 	h.Set("X-Tracecraft-Original-Size", strconv.Itoa(t.OriginalSize))
+	if t.Quality != nil {
+		h.Set(QualityHeader, t.Quality.Round().String())
+	}
 	h.Set("Content-Disposition", `inline; filename="`+fileName(t.Answer.Format)+`"`)
 	c.Data(http.StatusOK, t.Answer.MediaType, t.File.Data)
 }
@@ -59,4 +65,22 @@ func fileOf(file output.File) fileFields {
 		f.File = base64.StdEncoding.EncodeToString(file.Data)
 	}
 	return f
+}
+
+// QualityHeader carries the quality score with a bare answer, which has no JSON to hold
+// it: "ssim=0.9834; psnr=27.12" (no ssim for an image smaller than its window).
+const QualityHeader = "X-Tracecraft-Quality"
+
+// qualityOf scores the trace against the uploaded image. The host decodes pixels only
+// here, when a client asks for the score, and only an image the engine has already
+// decoded and traced (so within the pixel limit, and not one that breaks a decoder).
+func qualityOf(ctx context.Context, image []byte, maxPixels int64, svg []byte) (*fidelity.Score, error) {
+	s, err := fidelity.ScoreFile(ctx, image, maxPixels, svg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fault.Wrap(err, fault.Internal, "the quality score could not be computed: %v", err)
+	}
+	return &s, nil
 }

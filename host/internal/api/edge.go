@@ -32,7 +32,7 @@ func compress(h http.Handler) http.Handler { return compressor(h) }
 // CORSExposedHeaders are the answer headers a page on an allowed origin may read.
 var CORSExposedHeaders = []string{
 	"X-Request-Id", "X-Tracecraft-Version", "X-Tracecraft-Engine", "X-Tracecraft-Engine-Version",
-	"X-Tracecraft-Preset", "X-Tracecraft-Original-Size", "Retry-After",
+	"X-Tracecraft-Preset", "X-Tracecraft-Original-Size", "X-Tracecraft-Quality", "Retry-After",
 }
 
 // corsMiddleware answers CORS preflight requests and marks answers for the origins

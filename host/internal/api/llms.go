@@ -10,10 +10,12 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/vector"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // llms handles GET /llms.txt: a plain-text summary of the service for programs and
@@ -30,7 +32,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("> Bitmap-to-SVG tracing service. Upload a PNG, JPEG, WebP, BMP or TIFF image and get back an SVG traced by one of several engines. API version %s.", APIVersion)
 	p("")
 	p("## Endpoints")
-	p("- POST /api/vectorize: multipart/form-data with a file field `image` (required, at most %s MB, at most %d megapixels) and a text field `settings` (optional JSON object). Answers 200 with JSON {svg, engine, originalSize, svgSize, preset, width, height, settings, timings, lane, engineVersion, travelLength}. originalSize and svgSize are in bytes; travelLength (pen-up travel in pixels) only from engines that order strokes for a pen (centerline). The JSON also has format, mediaType, fileName, fileSize and, for a format other than svg, file (the file in base64; svg stays in svg). Send an Accept header to get the bare file instead: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, image/png; q-values count and a tie goes to JSON. Without output.format that type chooses the format; with it, only that format's types are offered. An Accept nothing offered satisfies is 406 not_acceptable, details listing the types. A bare file comes with Content-Disposition: inline; filename=\"trace.<format>\".", maxMB, s.Limits.MaxPixels/1_000_000)
+	p("- POST /api/vectorize: multipart/form-data with a file field `image` (required, at most %s MB, at most %d megapixels) and a text field `settings` (optional JSON object). Answers 200 with JSON {svg, engine, originalSize, svgSize, preset, width, height, settings, timings, lane, engineVersion, travelLength, quality}. originalSize and svgSize are in bytes; travelLength (pen-up travel in pixels) only from engines that order strokes for a pen (centerline); quality only when output.quality is true (see Output). The JSON also has format, mediaType, fileName, fileSize and, for a format other than svg, file (the file in base64; svg stays in svg). Send an Accept header to get the bare file instead: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, image/png; q-values count and a tie goes to JSON. Without output.format that type chooses the format; with it, only that format's types are offered. An Accept nothing offered satisfies is 406 not_acceptable, details listing the types. A bare file comes with Content-Disposition: inline; filename=\"trace.<format>\".", maxMB, s.Limits.MaxPixels/1_000_000)
 	p("- GET /api/schema: every engine's parameters (type, min, max, default, step, values, description), the engine lists and the presets, as JSON.")
 	p("- GET /api/health: status (ok or degraded), API version, lanes (workers, busy, queued, capacity) and engines.")
 	p("- GET /api/usage: your key's usage per day (send X-API-Key); query from and to as YYYY-MM-DD, default the last 30 days.")
@@ -39,14 +41,16 @@ func (s *Server) llms(c *gin.Context) {
 	p("- GET /metrics: Prometheus metrics (requests by route, status and lane; job durations, process starts, crashes and timeouts by engine; queue depth and busy workers by lane; bytes in and out).")
 	p("")
 	p("## Settings")
-	p("A JSON object with optional keys `preset`, `engine`, `output` (see Output) and one object per engine holding its parameters, e.g. {\"preset\":\"logo\"} or {\"engine\":\"tracecraft\",\"tracecraft\":{\"maxColors\":8}}.")
+	p("A JSON object with optional keys `preset`, `engine`, `output` (see Output), `background` and one object per engine holding its parameters, e.g. {\"preset\":\"logo\"} or {\"engine\":\"tracecraft\",\"tracecraft\":{\"maxColors\":8}}.")
 	p("Precedence: the preset's parameters, then an explicit engine, then explicit parameters. `preset` and `engine` default to auto: the service measures the image and picks. An explicit engine without a preset runs with that engine's defaults.")
 	p("Validation is strict: unknown keys, wrong JSON types (\"16\" is not 16), out-of-range numbers, non-integers where integers are required and unknown enum values (case-sensitive) are all 400 invalid_settings, with every problem listed in error.details. Parameters of an engine other than the one used are validated, then ignored.")
+	p("- background: keep (default) or remove. remove makes the uniform colour connected to the image border transparent before any engine sees the image, so a logo on a white (or off-white, or gray) box gives no shape over the whole canvas: the colour most of the border shares is the background, and every pixel within %d of it (Euclidean distance of 8-bit sRGB values, enough for JPEG noise) that the border reaches through such pixels becomes transparent. Parts of that colour enclosed by the drawing (the inside of an O) stay. A border of many colours, or one mostly transparent already, is left as it is. Works with every engine, bundled or third-party.", raster.BackgroundTolerance)
 	p("")
 	p("## Output")
-	p("The settings key `output` is an object with optional keys `format` and `size`, validated like the rest (unknown keys, wrong types and values are 400 invalid_settings).")
+	p("The settings key `output` is an object with optional keys `format`, `size` and `quality`, validated like the rest (unknown keys, wrong types and values are 400 invalid_settings).")
 	p("- format: svg (default), pdf (PDF 1.4, vector), eps (EPSF-3.0, vector; no transparency, translucent colours are mixed with white), dxf (ASCII DXF R12 with $INSUNITS, one layer per colour named C-RRGGBB, every outline a POLYLINE, curves flattened within %g drawing units), png (anti-aliased, transparent background). Every format is converted from the engine's checked SVG, so every engine, bundled or third-party, has them all.", vector.FlattenTolerance)
 	p("- size: {width, height, unit, dpi}: width and/or height (above 0, at most %d) in unit px (default), pt, mm, cm or in; with one side the other keeps the image's aspect; dpi (%d to %d, default %d) converts px to physical units and back. SVG: width and height with the unit on the root, the viewBox unchanged. PDF and EPS: the page size. DXF: coordinates in that unit and $INSUNITS (mm 4, cm 5, in 1; pt is written in inches; px is unitless, 0). PNG: that many pixels (a physical size at dpi), at most %d pixels in all, else 400 invalid_settings.", output.MaxSide, output.MinDPI, output.MaxDPI, output.DefaultDPI, output.MaxPNGPixels)
+	p("- quality: true (default false) adds the trace's quality score: the SVG rendered at the image's size and compared with the image, both over white, as the project's bench scores tracers. JSON: quality {ssim, psnr} (ssim: mean SSIM on BT.601 luma, 11x11 Gaussian window of sigma 1.5, 4 decimals, 1 = identical, null under 11 pixels on a side; psnr: dB on RGB, 2 decimals, at most %d) and timings.qualityMs. A bare file: the header X-Tracecraft-Quality: ssim=0.9834; psnr=27.12. The score is of the trace at the image's size, whatever the format and size asked for.", fidelity.MaxPSNR)
 	p("Example: {\"preset\":\"logo\",\"output\":{\"format\":\"pdf\",\"size\":{\"width\":50,\"unit\":\"mm\"}}}.")
 	p("")
 	p("## Presets")

@@ -94,6 +94,7 @@ type usageDay struct {
 	Day          string           `json:"day"`
 	Requests     int64            `json:"requests"`
 	Successes    int64            `json:"successes"`
+	Cancelled    int64            `json:"cancelled"`
 	Failures     map[string]int64 `json:"failures"`
 	InputBytes   int64            `json:"inputBytes"`
 	OutputBytes  int64            `json:"outputBytes"`
@@ -158,7 +159,7 @@ func (s *Server) usage(c *gin.Context) {
 	body.Days = []usageDay{}
 	body.Total = usageDay{Day: "total", Failures: map[string]int64{}}
 	for _, d := range days {
-		day := usageDay{Day: d.Day, Requests: d.Requests, Successes: d.Successes, Failures: map[string]int64{},
+		day := usageDay{Day: d.Day, Requests: d.Requests, Successes: d.Successes, Cancelled: d.Cancelled, Failures: map[string]int64{},
 			InputBytes: d.InputBytes, OutputBytes: d.OutputBytes, Pixels: d.Pixels, EngineMillis: d.EngineMillis}
 		for status, n := range d.Failures {
 			day.Failures[strconv.Itoa(status)] = n
@@ -167,6 +168,7 @@ func (s *Server) usage(c *gin.Context) {
 		body.Days = append(body.Days, day)
 		body.Total.Requests += d.Requests
 		body.Total.Successes += d.Successes
+		body.Total.Cancelled += d.Cancelled
 		body.Total.InputBytes += d.InputBytes
 		body.Total.OutputBytes += d.OutputBytes
 		body.Total.Pixels += d.Pixels

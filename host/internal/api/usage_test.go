@@ -92,9 +92,10 @@ func TestAKeyedAnswerThatCannotBeCountedIsNotGiven(t *testing.T) {
 	}
 }
 
-// TestAClientThatGoesAwayIsCountedAs499 cancels a keyed request while its job waits
-// behind a held one: the handler ends with 499, counted in the key's usage.
-func TestAClientThatGoesAwayIsCountedAs499(t *testing.T) {
+// TestAClientThatGoesAwayIsCountedAsCancelled cancels a keyed request while its job
+// waits behind a held one: the handler ends with 499, counted in the key's usage as
+// cancelled, neither a success nor a failure.
+func TestAClientThatGoesAwayIsCountedAsCancelled(t *testing.T) {
 	mem := &memEngines{hold: make(chan struct{})}
 	s, keys := newTestServer(t, mem, 4)
 	plain, _, err := keys.Create(context.Background(), "carol")
@@ -135,8 +136,8 @@ func TestAClientThatGoesAwayIsCountedAs499(t *testing.T) {
 		t.Error("a held request failed")
 	}
 	_, u, raw := getUsage(t, s, plain, "")
-	if u.Total.Requests != 1 || u.Total.Failures["499"] != 1 {
-		t.Errorf("usage %s, want one request counted as 499", raw)
+	if u.Total.Requests != 1 || u.Total.Cancelled != 1 || u.Total.Successes != 0 || len(u.Total.Failures) != 0 {
+		t.Errorf("usage %s, want one request counted as cancelled", raw)
 	}
 }
 

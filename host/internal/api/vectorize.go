@@ -13,9 +13,11 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/host/internal/store"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
@@ -39,6 +41,8 @@ type vectorizeResponse struct {
 	// order strokes for a pen (centerline): read from the SVG root's
 	// data-travel-length attribute, absent otherwise.
 	TravelLength *float64 `json:"travelLength,omitempty"`
+	// Quality is the trace's fidelity to the image, when output.quality asks for it.
+	Quality *fidelity.Score `json:"quality,omitempty"`
 	// fileFields carry the file of the output format (format, mediaType, fileName,
 	// fileSize, file).
 	fileFields
@@ -77,6 +81,8 @@ type timings struct {
 	DecodeMs  float64 `json:"decodeMs"`
 	TraceMs   float64 `json:"traceMs"`
 	TotalMs   float64 `json:"totalMs"`
+	// QualityMs is the time the quality score took, when output.quality asked for one.
+	QualityMs *float64 `json:"qualityMs,omitempty"`
 }
 
 // SVGContentSecurityPolicy is sent with every answer of POST /api/vectorize: opened
@@ -153,18 +159,28 @@ func (s *Server) vectorize(c *gin.Context) {
 	}
 
 	var file output.File
+	var score *fidelity.Score
+	var scoring time.Duration
 	res, err := req.Trace(ctx, job, func(jobCtx context.Context, res tracing.Result) error {
-		// The conversion is part of the job: in its worker, under its time limit.
+		// The conversion and the score are part of the job: in its worker, under its time
+		// limit.
 		var err error
 		file, err = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size, res.Width, res.Height)
+		if err != nil || !job.Settings.Output.Quality {
+			return err
+		}
+		started := time.Now()
+		score, err = qualityOf(jobCtx, job.Image, s.Limits.MaxPixels, res.SVG)
+		scoring = time.Since(started)
 		return err
 	})
 	c.Set(logQueue, ms(req.Queued()))
 	if err != nil {
 		if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-			// The client went away; nobody reads the answer, but the log and usage keep it.
-			c.Status(499)
-			req.Record(ctx, 499, 0, 0)
+			// The client went away: its job left the queue or was stopped in the engine.
+			// Nobody reads the answer, but the log and usage (as cancelled) keep it.
+			c.Status(store.StatusCancelled)
+			req.Record(ctx, store.StatusCancelled, 0, 0)
 			return
 		}
 		fail(err)
@@ -177,7 +193,8 @@ func (s *Server) vectorize(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	s.answer(c, traced{Result: res, Answer: ans, File: file, OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
+	s.answer(c, traced{Result: res, Answer: ans, File: file, Quality: score, Scoring: scoring,
+		OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
 }
 
 // clientAddr is the address by which uploads are bounded per client: the IP of the
@@ -197,6 +214,10 @@ type traced struct {
 	// Answer is the form the client asked for; File the output in its format.
 	Answer output.Answer
 	File   output.File
+	// Quality is the trace's score when output.quality asked for it; Scoring is the time
+	// it took.
+	Quality *fidelity.Score
+	Scoring time.Duration
 	// OriginalSize is the uploaded image's size in bytes.
 	OriginalSize int
 	// Lane names the lane the job ran in.
@@ -227,6 +248,12 @@ func (s *Server) answerJSON(c *gin.Context, t traced) {
 		TravelLength: travelLength(t.SVG),
 		Timings:      timings{QueueMs: ms(t.Queued), AnalyzeMs: ms(t.Analyze), DecodeMs: ms(t.Decode), TraceMs: ms(t.Trace), TotalMs: ms(t.Total)},
 		fileFields:   fileOf(t.File),
+	}
+	if t.Quality != nil {
+		r := t.Quality.Round()
+		answer.Quality = &r
+		q := ms(t.Scoring)
+		answer.Timings.QualityMs = &q
 	}
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
 	h := c.Writer.Header()

@@ -19,7 +19,8 @@ const (
 	Refused Outcome = "refused"
 	// TimedOut: the job passed its time limit and the process was killed.
 	TimedOut Outcome = "timeout"
-	// Canceled: the client went away and the process was killed.
+	// Canceled: the client went away; the process was kept if the engine stopped within
+	// the cancel grace, and killed otherwise.
 	Canceled Outcome = "canceled"
 	// Crashed: the process died or broke the protocol during the job.
 	Crashed Outcome = "crashed"

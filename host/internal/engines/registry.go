@@ -1,7 +1,8 @@
 // Package engines finds the engine plugins in a folder, runs each as a pool of plugin
 // processes, and swaps in new or upgraded binaries while the host keeps serving. A job
-// that outlives its context has its process killed (with everything the process
-// started) and replaced; a process that crashes is replaced too.
+// that outlives its deadline has its process killed (with everything the process
+// started) and replaced, as has one that does not stop soon after its job is cancelled;
+// a process that crashes is replaced too.
 package engines
 
 import (
@@ -62,7 +63,15 @@ type Config struct {
 	// starts in a cgroup of its own there. Nil: each leads a process group, recorded in
 	// RunDir.
 	Cgroups *Cgroups
+	// CancelGrace is how long an engine may take to stop a job whose client went away
+	// before its process is killed; zero means DefaultCancelGrace.
+	CancelGrace time.Duration
 }
+
+// DefaultCancelGrace is the default bound on an engine's stopping a cancelled job. The
+// bundled engines check their context between phases and within long loops, and stop
+// within tens of milliseconds; a process that takes longer is killed and replaced.
+const DefaultCancelGrace = time.Second
 
 // DefaultMaxSVG is the default bound on an engine's SVG: 64 MiB.
 const DefaultMaxSVG = 64 << 20
@@ -145,6 +154,9 @@ func New(cfg Config) *Registry {
 	}
 	if cfg.MaxSVG <= 0 {
 		cfg.MaxSVG = DefaultMaxSVG
+	}
+	if cfg.CancelGrace <= 0 {
+		cfg.CancelGrace = DefaultCancelGrace
 	}
 	if cfg.CrashLimit <= 0 {
 		cfg.CrashLimit = 5
@@ -443,10 +455,12 @@ type Result struct {
 	Engine, Version string
 }
 
-// Trace runs one job on the engine called name. When ctx ends first the process is
-// killed and replaced, and the error is fault.JobTimeout for a deadline or ctx's error
-// for a cancellation; a crash is fault.EngineCrashed; an engine's own answer keeps its
-// code.
+// Trace runs one job on the engine called name. When ctx passes its deadline first the
+// process is killed and replaced, and the error is fault.JobTimeout. When ctx is
+// cancelled (the client went away), the engine sees its context cancelled, the error is
+// ctx's, and Trace returns once the engine has stopped, keeping its process, or after
+// the cancel grace, killing it. A crash is fault.EngineCrashed; an engine's own answer
+// keeps its code.
 func (r *Registry) Trace(ctx context.Context, name string, req pluginhost.TraceRequest) (Result, error) {
 	var res Result
 	err := r.call(ctx, name, func(e *Engine, c *pluginhost.Client) error {
@@ -577,6 +591,17 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 			e.pool.put(pr)
 			r.cfg.Observer.JobDone(name, took, outcomeOf(err))
 			return err
+		case errors.Is(err, context.Canceled) && !errors.Is(ctx.Err(), context.DeadlineExceeded):
+			// The client went away and the engine saw its context cancelled: a process
+			// that stops within the grace takes the next job, one that does not is killed.
+			if stopErr := r.settle(pr.client); stopErr != nil {
+				r.logger.Warn("killing engine process", "engine", name, "pid", pr.client.Pid(), "reason", "a cancelled job did not stop: "+stopErr.Error())
+				e.pool.discard(pr)
+			} else {
+				e.pool.put(pr)
+			}
+			r.cfg.Observer.JobDone(name, time.Since(start), Canceled)
+			return err
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
 			r.logger.Warn("killing engine process", "engine", name, "pid", pr.client.Pid(), "reason", err)
 			e.pool.discard(pr)
@@ -593,6 +618,14 @@ func (r *Registry) call(ctx context.Context, name string, f func(*Engine, *plugi
 			return fault.Wrap(err, fault.EngineCrashed, "engine %q crashed while working on the image; it has been restarted", name)
 		}
 	}
+}
+
+// settle waits up to the cancel grace for the process of a cancelled call to stop, and
+// returns why it cannot be kept if it does not.
+func (r *Registry) settle(c *pluginhost.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), r.cfg.CancelGrace)
+	defer cancel()
+	return c.Idle(ctx)
 }
 
 func (r *Registry) ctxFault(err error, name string) error {

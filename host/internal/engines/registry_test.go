@@ -29,12 +29,19 @@ func TestMain(m *testing.M) { testbin.Main(m) }
 // setup returns a registry over a fresh plugins folder holding the named test engines.
 func setup(t *testing.T, processes int, names ...string) (*Registry, string) {
 	t.Helper()
+	return setupWith(t, Config{Processes: processes}, names...)
+}
+
+// setupWith is setup with the rest of the registry's configuration given.
+func setupWith(t *testing.T, cfg Config, names ...string) (*Registry, string) {
+	t.Helper()
 	dir := t.TempDir()
 	for _, n := range names {
 		testbin.Install(t, testbin.TestEngine(t, n, ""), dir, n)
 	}
-	r := New(Config{Dir: dir, RunDir: filepath.Join(t.TempDir(), "run"), Processes: processes,
-		Logger: hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: testWriter{t}})})
+	cfg.Dir, cfg.RunDir = dir, filepath.Join(t.TempDir(), "run")
+	cfg.Logger = hclog.New(&hclog.LoggerOptions{Level: hclog.Warn, Output: testWriter{t}})
+	r := New(cfg)
 	t.Cleanup(r.Close)
 	if _, err := r.Reload(context.Background(), nil); err != nil {
 		t.Fatal(err)
@@ -93,6 +100,53 @@ func TestAJobPastItsDeadlineIsKilledAndTheEngineReplaced(t *testing.T) {
 	}
 	if _, err := r.Trace(context.Background(), "alpha", job(t, nil)); err != nil {
 		t.Fatalf("the next job failed: %v", err)
+	}
+}
+
+// TestACancelledJobIsStoppedInTheEngine cancels a job the way a client that goes away
+// does: an engine that honours its context stops and its process takes the next job;
+// one that ignores it is killed once the cancel grace has passed, and replaced.
+func TestACancelledJobIsStoppedInTheEngine(t *testing.T) {
+	tests := []struct {
+		name   string
+		action string
+		kept   bool
+	}{
+		{"an engine that honours cancellation keeps its process", "sleep", true},
+		{"an engine that ignores cancellation is killed after the grace", "hang", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, _ := setupWith(t, Config{Processes: 1, CancelGrace: 300 * time.Millisecond}, "alpha")
+			pids := processesOf(t, r, "alpha")
+			if len(pids) != 1 {
+				t.Fatalf("want one warm process, found %v", pids)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			start := time.Now()
+			_, err := r.Trace(ctx, "alpha", job(t, map[string]any{"action": tt.action, "ms": 60000.0}))
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("got %v, want context.Canceled", err)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("the cancelled job took %v to return", took)
+			}
+			if tt.kept {
+				if now := processesOf(t, r, "alpha"); len(now) != 1 || now[0] != pids[0] {
+					t.Errorf("processes %v after the cancellation, want the same %v", now, pids)
+				}
+			} else {
+				waitGone(t, pids[0])
+			}
+			res, err := r.Trace(context.Background(), "alpha", job(t, nil))
+			if err != nil || !bytes.Contains(res.SVG, []byte("<path")) {
+				t.Fatalf("the next job: %v", err)
+			}
+			if now := processesOf(t, r, "alpha"); tt.kept && (len(now) != 1 || now[0] != pids[0]) {
+				t.Errorf("the next job ran on %v, want the kept process %v", now, pids)
+			}
+		})
 	}
 }
 

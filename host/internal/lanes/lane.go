@@ -1,13 +1,13 @@
 // Package lanes runs jobs on fixed sets of workers behind bounded queues. A Lane refuses a
-// job at once when its queue is full, with an estimate of when to retry; inside a lane,
-// jobs of different keys are served round-robin so that one key cannot take every
-// worker while others wait.
+// job at once when its queue is full, with a forecast of when a place will be free for
+// it (see RetryAfter); inside a lane, jobs of different keys are served round-robin so
+// that one key cannot take every worker while others wait.
 package lanes
 
 import (
 	"context"
 	"errors"
-	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -42,8 +42,24 @@ type Config struct {
 	Capacity int
 	// PerKey bounds the waiting jobs of one key; 0 means no bound beyond Capacity.
 	PerKey int
-	// InitialJobTime seeds the job-time estimate before any job has finished.
+	// InitialJobTime seeds the job-time forecast before any job has finished.
 	InitialJobTime time.Duration
+	// Cores is how many CPU cores the jobs share; 0 means runtime.NumCPU(). Until the
+	// lane has seen jobs run with every worker busy, it takes them to run min(Workers,
+	// Cores) times slower then than alone, as jobs that each use every core would.
+	Cores int
+	// Now returns the time; nil means time.Now. Tests set a fake clock.
+	Now func() time.Time
+}
+
+// Job describes a job to its lane: whose it is, and what forecasts its time.
+type Job struct {
+	// Key is the job's API key name, "" for none: keys are served round-robin.
+	Key string
+	// Kind groups the jobs whose time per pixel is alike: the engine asked for, say.
+	Kind string
+	// Pixels is the size of the job's image; 0 if unknown.
+	Pixels int64
 }
 
 // Lane is a pool of workers with a bounded, per-key round-robin queue.
@@ -56,8 +72,9 @@ type Lane struct {
 	ring    []string // keys with waiting jobs, in service order
 	next    int      // index in ring of the key served next
 	pending int
-	busy    int
-	avg     time.Duration // moving average of job durations
+	running map[*job]struct{}
+	times   *jobTimes
+	retries promises // the retries refused clients were told to make
 	closed  bool
 	done    sync.WaitGroup
 }
@@ -65,10 +82,16 @@ type Lane struct {
 type job struct {
 	ctx     context.Context
 	key     string
+	kind    string
+	pixels  int64
 	fn      func(context.Context)
 	queued  time.Time
 	started time.Time
-	done    chan struct{}
+	// predicted is the forecast of the job's time, made when it was queued.
+	predicted time.Duration
+	// alone says whether a worker of the lane was idle at some point while it ran.
+	alone bool
+	done  chan struct{}
 }
 
 // New starts a lane's workers; Close stops them.
@@ -82,7 +105,14 @@ func New(cfg Config) *Lane {
 	if cfg.InitialJobTime <= 0 {
 		cfg.InitialJobTime = time.Second
 	}
-	l := &Lane{cfg: cfg, queues: map[string][]*job{}, avg: cfg.InitialJobTime}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Cores <= 0 {
+		cfg.Cores = runtime.NumCPU()
+	}
+	l := &Lane{cfg: cfg, queues: map[string][]*job{}, running: map[*job]struct{}{},
+		times: newJobTimes(cfg.InitialJobTime, float64(min(cfg.Workers, cfg.Cores)))}
 	l.wake = sync.NewCond(&l.mu)
 	l.done.Add(cfg.Workers)
 	for i := 0; i < cfg.Workers; i++ {
@@ -91,12 +121,13 @@ func New(cfg Config) *Lane {
 	return l
 }
 
-// Do runs fn on a worker of the lane as the job of key and waits for it to finish. It
-// returns at once with a *FullError when the queue is full, and with ctx's error if ctx
-// ends while the job waits (the job is then dropped); once fn has started, Do waits for
-// it to return, and fn is responsible for honouring ctx. It reports how long the job
-// waited in the queue.
-func (l *Lane) Do(ctx context.Context, key string, fn func(context.Context)) (time.Duration, error) {
+// Do runs fn on a worker of the lane as the job described by jb and waits for it to
+// finish. It returns at once with a fault.QueueFull error when the queue is full, and
+// with ctx's error if ctx ends while the job waits (the job is then dropped); once fn
+// has started, Do waits for it to return, and fn is responsible for honouring ctx. It
+// reports how long the job waited in the queue.
+func (l *Lane) Do(ctx context.Context, jb Job, fn func(context.Context)) (time.Duration, error) {
+	key := jb.Key
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -109,7 +140,10 @@ func (l *Lane) Do(ctx context.Context, key string, fn func(context.Context)) (ti
 		l.mu.Unlock()
 		return 0, err
 	}
-	j := &job{ctx: ctx, key: key, fn: fn, queued: time.Now(), done: make(chan struct{})}
+	now := l.cfg.Now()
+	l.retries.claim(key, now)
+	j := &job{ctx: ctx, key: key, kind: jb.Kind, pixels: jb.Pixels, fn: fn, queued: now,
+		predicted: l.times.predict(jb.Kind, jb.Pixels), done: make(chan struct{})}
 	if len(l.queues[key]) == 0 {
 		l.ring = append(l.ring, key)
 	}
@@ -127,7 +161,7 @@ func (l *Lane) Do(ctx context.Context, key string, fn func(context.Context)) (ti
 	if j.started.IsZero() {
 		l.remove(j)
 		l.mu.Unlock()
-		return time.Since(j.queued), ctx.Err()
+		return l.cfg.Now().Sub(j.queued), ctx.Err()
 	}
 	l.mu.Unlock()
 	<-j.done
@@ -135,7 +169,8 @@ func (l *Lane) Do(ctx context.Context, key string, fn func(context.Context)) (ti
 }
 
 // Full reports whether a job of key would be refused now, with the error it would get;
-// the host checks it before reading an upload, so a full queue is answered at once.
+// the host checks it before reading an upload, so a full queue is answered at once. A
+// refusal, here or by Do, books the retry it asks for (see RetryAfter).
 func (l *Lane) Full(key string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -145,23 +180,89 @@ func (l *Lane) Full(key string) error {
 // admit returns a fault.QueueFull error if a new job of key cannot be queued. l.mu is
 // held.
 func (l *Lane) admit(key string) error {
-	idle := l.cfg.Workers - l.busy
+	idle := l.cfg.Workers - len(l.running)
 	waiting := l.pending - idle // jobs that will actually wait, this one not counted
-	if waiting >= l.cfg.Capacity {
-		return Full(l.cfg.Name, l.retryAfter(), false)
+	perKey := false
+	switch {
+	case waiting >= l.cfg.Capacity:
+	case l.cfg.PerKey > 0 && len(l.queues[key]) >= l.cfg.PerKey+idle:
+		perKey = true
+	default:
+		return nil
 	}
-	if l.cfg.PerKey > 0 && len(l.queues[key]) >= l.cfg.PerKey+idle {
-		return Full(l.cfg.Name, l.retryAfter(), true)
-	}
-	return nil
+	now := l.cfg.Now()
+	l.retries.expire(now)
+	secs := seconds(l.forecast(key, perKey, now))
+	l.retries.add(key, now.Add(time.Duration(secs)*time.Second))
+	return Full(l.cfg.Name, secs, perKey)
 }
 
-// retryAfter estimates, in whole seconds, how long until the jobs now waiting have
-// started: the average job time times the queue depth over the workers. l.mu is held.
-func (l *Lane) retryAfter() int {
-	ahead := max(1, l.pending)
-	secs := l.avg.Seconds() * float64(ahead) / float64(l.cfg.Workers)
-	return max(1, min(3600, int(math.Ceil(secs))))
+// forecast returns how long until a job of key refused now would find a place: the
+// work ahead played on the workers (see schedule) — the running jobs' forecast rest,
+// the waiting jobs in the order they will be served, and the jobs of the clients told
+// to come back before this one. A place in the lane frees when a job finishes, so the
+// refused client's is the one freed after those of the clients told before it; a place
+// in a key's share frees when one of the key's waiting jobs starts. l.mu is held.
+func (l *Lane) forecast(key string, perKey bool, now time.Time) time.Duration {
+	running := make([]time.Duration, 0, len(l.running))
+	for j := range l.running {
+		running = append(running, remaining(j.predicted, now.Sub(j.started)))
+	}
+	order := l.serviceOrder()
+	ahead := make([]time.Duration, len(order), len(order)+len(l.retries))
+	for i, j := range order {
+		ahead[i] = j.predicted
+	}
+	typical := l.times.predict("", 0)
+	for range l.retries {
+		ahead = append(ahead, typical)
+	}
+	starts, finishes := schedule(l.cfg.Workers, running, ahead)
+	if !perKey {
+		return scale(finishes[min(len(l.retries), len(finishes)-1)])
+	}
+	// The key's place: its waiting job after those its earlier refused clients take.
+	want, seen := l.retries.of(key), 0
+	last := time.Duration(0)
+	for i, j := range order {
+		if j.key != key {
+			continue
+		}
+		if seen == want {
+			return scale(starts[i])
+		}
+		seen++
+		last = starts[i]
+	}
+	// More clients of the key were told to come back than it has jobs waiting: each
+	// later place comes a round of the keys later.
+	round := typical * time.Duration(max(1, len(l.ring))) / time.Duration(l.cfg.Workers)
+	return scale(last + round*time.Duration(want-seen+1))
+}
+
+// scale adds the forecast's margin to a wait.
+func scale(wait time.Duration) time.Duration { return time.Duration(float64(wait) * margin) }
+
+// serviceOrder returns the waiting jobs in the order pop will take them, if no other
+// job comes. l.mu is held.
+func (l *Lane) serviceOrder() []*job {
+	ring := slices.Clone(l.ring)
+	taken := make(map[string]int, len(ring))
+	next := l.next
+	order := make([]*job, 0, l.pending)
+	for len(ring) > 0 {
+		next %= len(ring)
+		key := ring[next]
+		q := l.queues[key]
+		order = append(order, q[taken[key]])
+		taken[key]++
+		if taken[key] == len(q) {
+			ring = append(ring[:next], ring[next+1:]...)
+		} else {
+			next++
+		}
+	}
+	return order
 }
 
 // remove drops a job that has not started. l.mu is held.
@@ -226,19 +327,32 @@ func (l *Lane) work() {
 			return
 		}
 		j := l.pop()
-		j.started = time.Now()
-		l.busy++
+		j.started = l.cfg.Now()
+		l.running[j] = struct{}{}
+		l.noteIdle()
 		l.mu.Unlock()
 
 		j.fn(j.ctx)
-		took := time.Since(j.started)
 
 		l.mu.Lock()
-		l.busy--
-		// Exponential moving average over roughly the last ten jobs.
-		l.avg += (took - l.avg) / 5
+		if j.ctx.Err() == nil {
+			// A cancelled job's time says little about the next ones.
+			l.times.observe(j.kind, j.pixels, l.cfg.Now().Sub(j.started), !j.alone)
+		}
+		delete(l.running, j)
+		l.noteIdle()
 		l.mu.Unlock()
 		close(j.done)
+	}
+}
+
+// noteIdle marks the running jobs as not run under full load when a worker is idle.
+// l.mu is held.
+func (l *Lane) noteIdle() {
+	if len(l.running) < l.cfg.Workers {
+		for j := range l.running {
+			j.alone = true
+		}
 	}
 }
 
@@ -249,7 +363,8 @@ type Stats struct {
 	Busy     int    `json:"busy"`
 	Queued   int    `json:"queued"`
 	Capacity int    `json:"capacity"`
-	// AvgJobMs is the moving average of recent job times.
+	// AvgJobMs is the forecast of a job's time when every worker is busy, from recent
+	// job times.
 	AvgJobMs int64 `json:"avgJobMs"`
 }
 
@@ -257,7 +372,7 @@ type Stats struct {
 func (l *Lane) Stats() Stats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return Stats{Name: l.cfg.Name, Workers: l.cfg.Workers, Busy: l.busy, Queued: l.pending, Capacity: l.cfg.Capacity, AvgJobMs: l.avg.Milliseconds()}
+	return Stats{Name: l.cfg.Name, Workers: l.cfg.Workers, Busy: len(l.running), Queued: l.pending, Capacity: l.cfg.Capacity, AvgJobMs: l.times.predict("", 0).Milliseconds()}
 }
 
 // Close stops accepting jobs, lets the queued ones run, and waits for the workers to

@@ -77,7 +77,7 @@ func TestTheHandlerServesEveryCollectorInTextFormat(t *testing.T) {
 	started := make(chan struct{})
 	release := make(chan struct{})
 	go func() {
-		_, _ = lane.Do(context.Background(), "", func(context.Context) { close(started); <-release })
+		_, _ = lane.Do(context.Background(), lanes.Job{}, func(context.Context) { close(started); <-release })
 	}()
 	<-started
 	defer close(release)

@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // Version is the OpenAPI version of the document.
@@ -147,7 +149,9 @@ func headers() obj {
 			"schema": str},
 		"Preset":       obj{"description": "With a bare file (Accept: image/svg+xml, ...): the preset applied, if any.", "schema": str},
 		"OriginalSize": obj{"description": "With a bare file (Accept: image/svg+xml, ...): the uploaded file's size in bytes.", "schema": obj{"type": "integer", "minimum": 0}},
-		"NoSniff":      obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
+		"Quality": obj{"description": "With a bare file, when output.quality is true: the trace's score, \"ssim=0.9834; psnr=27.12\" " +
+			"(ssim absent for an image under 11 pixels on a side). See Quality.", "schema": str},
+		"NoSniff": obj{"description": "nosniff: a browser must not read the answer as anything but its Content-Type.", "schema": str},
 		"SVGPolicy": obj{"description": "A policy under which the SVG, opened in a browser, loads nothing and runs no script: " +
 			"default-src 'none'; style-src 'unsafe-inline'; sandbox.", "schema": str},
 		"ContentDisposition": obj{"description": "With a bare file: inline; filename=\"trace.<format>\".", "schema": str},
@@ -227,7 +231,7 @@ func (s Service) vectorizeOp() obj {
 	responses := errorResponses(vectorizeCodes)
 	h := commonHeaders()
 	for name, c := range map[string]string{"X-Tracecraft-Engine": "Engine", "X-Tracecraft-Engine-Version": "EngineVersion",
-		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize",
+		"X-Tracecraft-Preset": "Preset", "X-Tracecraft-Original-Size": "OriginalSize", "X-Tracecraft-Quality": "Quality",
 		"X-Content-Type-Options": "NoSniff", "Content-Security-Policy": "SVGPolicy", "Content-Disposition": "ContentDisposition"} {
 		h[name] = ref("headers", c)
 	}
@@ -274,7 +278,7 @@ func (s Service) usageOp() obj {
 			"schema": obj{"type": "string", "format": "date"}}
 	}
 	o := s.op("getUsage", "The calling key's usage per day",
-		"Requests, successes, failures by status, bytes in and out, pixels and engine milliseconds, per day and in total. "+
+		"Requests, successes, cancellations (the client went away before the answer), failures by status, bytes in and out, pixels and engine milliseconds, per day and in total. "+
 			"from and to default to the last 30 days.",
 		jsonContent(ref("schemas", "Usage")),
 		[]string{fault.InvalidRequest, fault.MissingAPIKey, fault.InvalidAPIKey, fault.StoreUnavailable})
@@ -371,6 +375,9 @@ func (s Service) settingsSchemas(out obj) {
 		presetNames = append(presetNames, p.Name)
 	}
 	settingsProps["output"] = ref("schemas", "Output")
+	settingsProps["background"] = obj{"type": "string", "enum": settings.BackgroundValues, "default": settings.BackgroundKeep,
+		"description": fmt.Sprintf("remove makes the uniform colour connected to the image border (within %d, Euclidean distance of 8-bit sRGB) "+
+			"transparent before tracing, with every engine; parts of that colour the drawing encloses stay.", raster.BackgroundTolerance)}
 	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
 		"description": "A named engine and parameter set; auto measures the image and picks one."}
 	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,
@@ -438,9 +445,23 @@ func errorSchemas(out obj) {
 func resultSchemas(out obj) {
 	ms, count, str := obj{"type": "number", "minimum": 0}, obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	out["Timings"] = obj{
-		"type":       "object",
-		"required":   []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
-		"properties": obj{"queueMs": ms, "analyzeMs": ms, "decodeMs": ms, "traceMs": ms, "totalMs": ms},
+		"type":     "object",
+		"required": []string{"queueMs", "analyzeMs", "decodeMs", "traceMs", "totalMs"},
+		"properties": obj{"queueMs": ms, "analyzeMs": ms, "decodeMs": ms, "traceMs": ms, "totalMs": ms,
+			"qualityMs": obj{"type": "number", "minimum": 0, "description": "When output.quality is true: the time the quality score took."}},
+	}
+	out["Quality"] = obj{
+		"type":     "object",
+		"required": []string{"ssim", "psnr"},
+		"description": "The trace's fidelity to the image, scored as the project's bench scores it: the SVG rendered at the " +
+			"image's size, both over white; SSIM (Wang et al. 2004: 11x11 Gaussian window, sigma 1.5, K1 0.01, K2 0.03) on " +
+			"BT.601 luma and PSNR on RGB.",
+		"properties": obj{
+			"ssim": obj{"type": []string{"number", "null"}, "minimum": -1, "maximum": 1,
+				"description": "Mean SSIM, 4 decimals; 1 is identical. null for an image under 11 pixels on a side."},
+			"psnr": obj{"type": "number", "minimum": 0, "maximum": fidelity.MaxPSNR,
+				"description": "PSNR in dB, 2 decimals; identical images give the cap, 100."},
+		},
 	}
 	out["VectorizeResult"] = obj{
 		"type":     "object",
@@ -460,6 +481,7 @@ func resultSchemas(out obj) {
 			"timings":       ref("schemas", "Timings"),
 			"lane":          obj{"type": "string", "enum": []string{"public", "keyed"}},
 			"engineVersion": str,
+			"quality":       ref("schemas", "Quality"),
 			"travelLength": obj{"type": "number", "minimum": 0,
 				"description": "Engines that order strokes for a pen (centerline): the pen-up travel between strokes, in pixels."},
 		},
@@ -506,9 +528,10 @@ func usageSchemas(out obj) {
 	count, str := obj{"type": "integer", "minimum": 0}, obj{"type": "string"}
 	day := obj{
 		"type":     "object",
-		"required": []string{"day", "requests", "successes", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
+		"required": []string{"day", "requests", "successes", "cancelled", "failures", "inputBytes", "outputBytes", "pixels", "engineMs"},
 		"properties": obj{
 			"day": obj{"type": "string", "description": "YYYY-MM-DD, or total."}, "requests": count, "successes": count,
+			"cancelled":  obj{"type": "integer", "minimum": 0, "description": "Requests whose client went away (closed the connection or aborted) before the answer: the job left the queue or was stopped in the engine. Neither successes nor failures."},
 			"failures":   obj{"type": "object", "description": "Failed requests by HTTP status.", "additionalProperties": count},
 			"inputBytes": count, "outputBytes": count, "pixels": count, "engineMs": count,
 		},

@@ -37,6 +37,10 @@ func outputSchemas(out obj) {
 			"format": obj{"type": "string", "enum": formats, "default": string(output.SVG),
 				"description": "svg, pdf (vector, PDF 1.4), eps (vector, EPSF-3.0), dxf (R12 ASCII, one layer per colour) or png."},
 			"size": ref("schemas", "OutputSize"),
+			"quality": obj{"type": "boolean", "default": false,
+				"description": "Adds the trace's quality score (SSIM and PSNR of the SVG rendered at the image's size against the " +
+					"image, both over white) to the answer: quality and timings.qualityMs in JSON, the X-Tracecraft-Quality header " +
+					"with a bare file. It decodes the image and renders the SVG once more."},
 		},
 		"additionalProperties": false,
 	}

@@ -74,6 +74,9 @@ type Options struct {
 	FormatGiven bool
 	// Size is the size asked for; nil keeps the image's pixel size.
 	Size *Size
+	// Quality asks for the trace's fidelity score (SSIM and PSNR against the image) in
+	// the answer; off by default, since it costs a decode and a render of the image.
+	Quality bool
 }
 
 // Default returns the options of a request without an output object.
@@ -87,7 +90,7 @@ type Field struct {
 }
 
 // Keys are the keys of the output object.
-var Keys = []string{"format", "size"}
+var Keys = []string{"format", "size", "quality"}
 
 // SizeKeys are the keys of the output.size object.
 var SizeKeys = []string{"width", "height", "unit", "dpi"}
@@ -120,6 +123,13 @@ func Parse(v any) (Options, []fault.Detail) {
 			if len(problems) == 0 {
 				o.Size = &size
 			}
+		case "quality":
+			b, ok := f.Value.(bool)
+			if !ok {
+				add("output.quality", "must be true or false", plain(f.Value))
+				continue
+			}
+			o.Quality = b
 		default:
 			add("output."+f.Key, "is not an output setting: use "+quoted(Keys), nil)
 		}

@@ -98,7 +98,22 @@ type Settings struct {
 	// Output is what the answer's file should be (the output object): its format and
 	// size.
 	Output output.Options
+	// Background is what happens to the image's background before tracing: BackgroundKeep
+	// (the default) or BackgroundRemove.
+	Background string
 }
+
+// The values of the background setting.
+const (
+	// BackgroundKeep traces the image as it is.
+	BackgroundKeep = "keep"
+	// BackgroundRemove makes the uniform colour connected to the image border transparent
+	// before tracing (see raster.RemoveBackground), so it gives no shape.
+	BackgroundRemove = "remove"
+)
+
+// BackgroundValues lists the background setting's values, the default first.
+var BackgroundValues = []string{BackgroundKeep, BackgroundRemove}
 
 // NeedsAnalysis reports whether choosing the engine or preset needs the image measured:
 // when the preset is auto, unless an explicit engine was given without a preset.
@@ -109,7 +124,8 @@ func (s Settings) NeedsAnalysis() bool {
 // Parse parses and validates the settings field raw (empty means none) and returns every
 // problem found as the details of one fault.InvalidSettings error.
 func Parse(raw []byte, cat Catalog) (Settings, error) {
-	s := Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}
+	s := Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default(),
+		Background: BackgroundKeep}
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return s, nil
 	}
@@ -139,6 +155,13 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 				continue
 			}
 			s.Engine = name
+		case key == "background":
+			v, ok := kv.value.(string)
+			if !ok || (v != BackgroundKeep && v != BackgroundRemove) {
+				add("background", "must be one of "+quoteList(BackgroundValues)+": remove makes the uniform colour around the image transparent before tracing", kv.value)
+				continue
+			}
+			s.Background = v
 		case key == "output":
 			opts, problems := output.Parse(fields(kv.value))
 			details = append(details, problems...)
@@ -146,7 +169,7 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 		default:
 			desc, ok := cat.Engine(key)
 			if !ok {
-				add(key, "is not a setting: use \"preset\", \"engine\", \"output\" or the name of an installed engine ("+strings.Join(cat.engineNames(), ", ")+")", nil)
+				add(key, "is not a setting: use \"preset\", \"engine\", \"output\", \"background\" or the name of an installed engine ("+strings.Join(cat.engineNames(), ", ")+")", nil)
 				continue
 			}
 			params, ok := kv.value.(object)

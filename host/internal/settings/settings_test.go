@@ -35,14 +35,17 @@ func TestParseAcceptsValidSettings(t *testing.T) {
 		raw  string
 		want Settings
 	}{
-		{``, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}},
-		{`  {}  `, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}},
-		{`{"preset":"logo"}`, Settings{Preset: "logo", PresetGiven: true, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default()}},
+		{``, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default(), Background: BackgroundKeep}},
+		{`  {}  `, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default(), Background: BackgroundKeep}},
+		{`{"preset":"logo"}`, Settings{Preset: "logo", PresetGiven: true, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default(), Background: BackgroundKeep}},
 		{`{"engine":"tracecraft","tracecraft":{"maxColors":32,"overrideColor":"red"}}`,
-			Settings{Preset: Auto, Engine: "tracecraft", Params: map[string]map[string]any{"tracecraft": {"maxColors": 32.0, "overrideColor": "red"}}, Output: output.Default()}},
+			Settings{Preset: Auto, Engine: "tracecraft", Params: map[string]map[string]any{"tracecraft": {"maxColors": 32.0, "overrideColor": "red"}}, Output: output.Default(), Background: BackgroundKeep}},
+		{`{"output":{"quality":true}}`,
+			Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Options{Format: output.SVG, Quality: true}, Background: BackgroundKeep}},
 		{`{"output":{"format":"pdf","size":{"width":210,"unit":"mm"}}}`,
 			Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{},
-				Output: output.Options{Format: output.PDF, FormatGiven: true, Size: &output.Size{Width: 210, Unit: "mm", DPI: output.DefaultDPI}}}},
+				Output: output.Options{Format: output.PDF, FormatGiven: true, Size: &output.Size{Width: 210, Unit: "mm", DPI: output.DefaultDPI}}, Background: BackgroundKeep}},
+		{`{"background":"remove"}`, Settings{Preset: Auto, Engine: Auto, Params: map[string]map[string]any{}, Output: output.Default(), Background: BackgroundRemove}},
 	}
 	for _, tt := range tests {
 		got, err := Parse([]byte(tt.raw), catalog)
@@ -78,7 +81,10 @@ func TestParseListsEveryProblem(t *testing.T) {
 		{"output not an object", `{"output":"pdf"}`, []string{"output"}},
 		{"every bad output value", `{"output":{"format":"PDF","size":{"width":0,"height":"10","unit":"ft","dpi":0,"depth":1},"quality":1},"preset":"x"}`,
 			[]string{"output.format", "output.size.width", "output.size.height", "output.size.unit", "output.size.dpi", "output.size.depth", "output.quality", "preset"}},
+		{"quality not a boolean", `{"output":{"quality":"yes"}}`, []string{"output.quality"}},
 		{"a size without a side", `{"output":{"size":{"unit":"mm"}}}`, []string{"output.size"}},
+		{"background neither keep nor remove", `{"background":"Remove","output":{"format":"gif"}}`, []string{"background", "output.format"}},
+		{"background not a string", `{"background":true}`, []string{"background"}},
 		{"a size not an object", `{"output":{"size":[210,297]}}`, []string{"output.size"}},
 	}
 	for _, tt := range tests {

@@ -50,8 +50,8 @@ type Request struct {
 	// Day is the usage day ("YYYY-MM-DD", UTC) the request counts towards. Empty means
 	// the UTC day of At.
 	Day string
-	// Status is the HTTP status answered: 2xx counts as a success, any other as a
-	// failure under that status.
+	// Status is the HTTP status answered: 2xx counts as a success, StatusCancelled as
+	// cancelled, any other as a failure under that status.
 	Status int
 	// InputBytes is the size of the uploaded file.
 	InputBytes int64
@@ -87,17 +87,40 @@ func (r Request) Normalized() (Request, error) {
 	return r, nil
 }
 
+// StatusCancelled is the status of a request whose client went away before its answer
+// (nginx's 499, "client closed request"): its job was dropped from the queue or stopped
+// in the engine, and it counts as cancelled, neither a success nor a failure.
+const StatusCancelled = 499
+
 // Success reports whether the status is 2xx.
 func (r Request) Success() bool { return r.Status >= 200 && r.Status <= 299 }
+
+// Cancelled reports whether the client went away before the answer.
+func (r Request) Cancelled() bool { return r.Status == StatusCancelled }
+
+// Outcome returns 1 for a success or a cancellation (success, cancelled) and 0 for the
+// other; a request that is neither is a failure under its status.
+func (r Request) Outcome() (success, cancelled int) {
+	if r.Success() {
+		return 1, 0
+	}
+	if r.Cancelled() {
+		return 0, 1
+	}
+	return 0, 0
+}
 
 // Usage is the usage of one key on one day.
 type Usage struct {
 	// Day is the calendar day in UTC, "YYYY-MM-DD".
 	Day string
-	// Requests counts every recorded request: Successes plus the sum of Failures.
+	// Requests counts every recorded request: Successes plus Cancelled plus the sum of
+	// Failures.
 	Requests int64
 	// Successes counts the requests answered with a 2xx status.
 	Successes int64
+	// Cancelled counts the requests whose client went away before the answer.
+	Cancelled int64
 	// Failures counts the other requests by HTTP status. Never nil.
 	Failures map[int]int64
 	// InputBytes, OutputBytes, Pixels and EngineMillis are sums over all requests.
@@ -192,13 +215,17 @@ func ValidRange(from, to string) error {
 // AppendUsageRow folds one row of a usage query into days: the stores read a key's days
 // joined with their failure counts, one row per day and failure status, ordered by day.
 // u holds the row's day and totals; failed says the row has a failure status, with its
-// count.
+// count. Hosts before schema version 2 recorded a cancelled request as a failure under
+// StatusCancelled: such a count is cancelled too.
 func AppendUsageRow(days []Usage, u Usage, failed bool, status int, count int64) []Usage {
 	if n := len(days); n == 0 || days[n-1].Day != u.Day {
 		u.Failures = map[int]int64{}
 		days = append(days, u)
 	}
-	if failed {
+	switch {
+	case failed && status == StatusCancelled:
+		days[len(days)-1].Cancelled += count
+	case failed:
 		days[len(days)-1].Failures[status] = count
 	}
 	return days

@@ -78,6 +78,36 @@ func TestRequestSuccess(t *testing.T) {
 	}
 }
 
+func TestARequestIsASuccessACancellationOrAFailure(t *testing.T) {
+	tests := []struct {
+		status                     int
+		wantSuccess, wantCancelled int
+	}{
+		{200, 1, 0}, {204, 1, 0}, {499, 0, 1}, {400, 0, 0}, {503, 0, 0},
+	}
+	for _, tt := range tests {
+		success, cancelled := store.Request{Status: tt.status}.Outcome()
+		if success != tt.wantSuccess || cancelled != tt.wantCancelled {
+			t.Errorf("Outcome() of status %d = %d, %d, want %d, %d", tt.status, success, cancelled, tt.wantSuccess, tt.wantCancelled)
+		}
+	}
+}
+
+// TestAnOlderHostsCancellationsReadAsCancelled folds the rows of a usage query: a
+// failure under 499, as hosts of schema version 1 recorded a client's going away, is
+// read as cancelled.
+func TestAnOlderHostsCancellationsReadAsCancelled(t *testing.T) {
+	day := store.Usage{Day: "2026-11-26", Requests: 6, Successes: 1, Cancelled: 2}
+	var days []store.Usage
+	days = store.AppendUsageRow(days, day, true, 400, 1)
+	days = store.AppendUsageRow(days, day, true, 499, 2)
+	days = store.AppendUsageRow(days, store.Usage{Day: "2026-11-27", Requests: 1, Successes: 1}, false, 0, 0)
+	if len(days) != 2 || days[0].Cancelled != 4 || len(days[0].Failures) != 1 || days[0].Failures[400] != 1 ||
+		days[1].Cancelled != 0 || len(days[1].Failures) != 0 {
+		t.Errorf("folded %+v, want 4 cancelled and one 400 on the first day, nothing more on the second", days)
+	}
+}
+
 func TestOpen(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/lanes"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/store"
 )
 
@@ -144,7 +145,7 @@ func (r *Request) Trace(ctx context.Context, job Job, then func(ctx context.Cont
 	r.pixels = job.Info.Pixels()
 	var res Result
 	var jobErr error
-	queued, err := r.lane.Do(ctx, r.caller.KeyName, func(jobCtx context.Context) {
+	queued, err := r.lane.Do(ctx, lanes.Job{Key: r.caller.KeyName, Kind: kindOf(job.Settings), Pixels: r.pixels}, func(jobCtx context.Context) {
 		if r.s.JobTimeout > 0 {
 			// One limit for the trace and then together (Run also bounds the trace alone).
 			var cancel context.CancelFunc
@@ -164,6 +165,15 @@ func (r *Request) Trace(ctx context.Context, job Job, then func(ctx context.Cont
 		err = jobErr
 	}
 	return res, err
+}
+
+// kindOf names the jobs whose times per pixel the lane compares with this one's: those
+// of the engine asked for, or of the preset when the engine is chosen from the image.
+func kindOf(set settings.Settings) string {
+	if set.Engine != settings.Auto {
+		return set.Engine
+	}
+	return "preset " + set.Preset
 }
 
 // Queued is how long the job waited in the lane's queue.

@@ -114,10 +114,13 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 		defer cancel()
 	}
 	var res Result
+	job, err := s.removeBackground(job)
+	if err != nil {
+		return res, err
+	}
 	image, file, set, cat := job.Image, job.File, job.Settings, job.Catalog
 	var r settings.Resolved
 	var out engines.Result
-	var err error
 	if set.NeedsAnalysis() {
 		// The engine measuring the image traces it too when it is the one chosen, without
 		// decoding it again: the header's hint names the likeliest.

@@ -41,18 +41,19 @@ func Document(w, h int, groups []Group, travel float64) ([]byte, int) {
 	svg.Header(&b, w, h, false, extra)
 	p := svg.NewPath(Precision)
 	segments := 0
+	var ids svg.IDs
 	for _, g := range groups {
 		if len(g.Strokes) == 0 && len(g.Fills) == 0 {
 			continue
 		}
-		b.WriteString(`<g fill="none"` + svg.Paint("stroke", g.Color) + ` stroke-linecap="round" stroke-linejoin="round">`)
+		b.WriteString(`<g` + svg.IDAttr(ids.Colour(g.Color)) + ` fill="none"` + svg.Paint("stroke", g.Color) + ` stroke-linecap="round" stroke-linejoin="round">`)
 		if len(g.Fills) > 0 {
 			p.Reset()
 			for _, f := range g.Fills {
 				writeSegments(p, f, true)
 			}
 			segments += p.Segments()
-			b.WriteString(`<path` + svg.Paint("fill", g.Color) + ` stroke="none" fill-rule="evenodd" d="`)
+			b.WriteString(`<path` + svg.IDAttr(ids.Shape()) + svg.Paint("fill", g.Color) + ` stroke="none" fill-rule="evenodd" d="`)
 			b.Write(p.Bytes())
 			b.WriteString(`"/>`)
 		}
@@ -63,7 +64,7 @@ func Document(w, h int, groups []Group, travel float64) ([]byte, int) {
 			p.Reset()
 			writeSegments(p, s.Segments, s.Closed)
 			segments += p.Segments()
-			b.WriteString(`<path stroke-width="` + svg.Num(s.Width, 2) + `" d="`)
+			b.WriteString(`<path` + svg.IDAttr(ids.Shape()) + ` stroke-width="` + svg.Num(s.Width, 2) + `" d="`)
 			b.Write(p.Bytes())
 			b.WriteString(`"/>`)
 		}

@@ -17,8 +17,8 @@ func TestDocumentGroupsStrokesPerPen(t *testing.T) {
 		{Color: color.NRGBA{G: 255, A: 255}},
 	}, 12.34)
 	want := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10" data-travel-length="12.3">` +
-		`<g fill="none" stroke="#000" stroke-linecap="round" stroke-linejoin="round"><path stroke-width="2.5" d="M1 1H9"/></g>` + "\n" +
-		`<g fill="none" stroke="#f00" stroke-linecap="round" stroke-linejoin="round"><path stroke-width="1" d="M1 5C3 3 6 7 9 5"/></g>` + "\n</svg>\n"
+		`<g id="c-000000" fill="none" stroke="#000" stroke-linecap="round" stroke-linejoin="round"><path id="p-1" stroke-width="2.5" d="M1 1H9"/></g>` + "\n" +
+		`<g id="c-ff0000" fill="none" stroke="#f00" stroke-linecap="round" stroke-linejoin="round"><path id="p-2" stroke-width="1" d="M1 5C3 3 6 7 9 5"/></g>` + "\n</svg>\n"
 	if string(doc) != want || segs != 4 {
 		t.Errorf("got %d segments and\n%s\nwant 4 and\n%s", segs, doc, want)
 	}

@@ -31,6 +31,11 @@ type Params struct {
 	AlphaMax     float64 `param:"alphaMax" min:"0" max:"1.334" step:"0.01" default:"1" desc:"corner smoothness (0 sharp, 1.334 smooth): corners sharper than this stay corners"`
 	OptCurve     bool    `param:"optCurve" default:"true" desc:"optimize Bézier curves: join consecutive curve segments where the result stays within optTolerance"`
 	OptTolerance float64 `param:"optTolerance" min:"0" max:"1" step:"0.01" default:"0.2" desc:"curve optimization tolerance in pixels: larger values give fewer segments but less accuracy"`
+	// The parameters below go beyond Potrace, whose one global threshold turns the dark
+	// side of an unevenly lit page black; their defaults keep Potrace's behaviour.
+	ThresholdMode  string  `param:"thresholdMode" enum:"global,adaptive,auto" default:"global" desc:"global: one threshold for the whole image, as Potrace; adaptive: Sauvola's local threshold from the mean and spread of the luma around each pixel (adaptiveWindow, adaptiveK), for scans and photographs of pages with uneven lighting (threshold is then unused); auto: global, unless it turns over a twentieth of the image black where the adaptive threshold sees shadowed paper"`
+	AdaptiveWindow int     `param:"adaptiveWindow" min:"3" max:"255" default:"15" desc:"adaptive threshold: the side in pixels of the square around each pixel whose luma sets its threshold; a few times the width of a stroke"`
+	AdaptiveK      float64 `param:"adaptiveK" min:"0.01" max:"1" step:"0.01" default:"0.2" desc:"adaptive threshold: Sauvola's k; larger values keep less as black where the local contrast is low (stains, shading)"`
 }
 
 // Describe returns the engine's name, version and parameters.
@@ -69,7 +74,15 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, params Params) ([]
 	if err != nil {
 		return nil, err
 	}
-	bm := trace.Threshold(img, float64(params.Threshold))
+	var bm *trace.Bitmap
+	switch params.ThresholdMode {
+	case "adaptive":
+		bm = trace.AdaptiveThreshold(img, params.AdaptiveWindow, params.AdaptiveK)
+	case "auto":
+		bm = trace.AutoThreshold(img, float64(params.Threshold), params.AdaptiveWindow, params.AdaptiveK)
+	default:
+		bm = trace.Threshold(img, float64(params.Threshold))
+	}
 	roots, err := trace.Trace(ctx, bm, opts)
 	if err != nil {
 		return nil, err

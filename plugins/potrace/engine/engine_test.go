@@ -42,6 +42,9 @@ func TestDescribeHasTheSpecParameters(t *testing.T) {
 		{"alphaMax", sdk.Number, 0, 1.334, 1.0, 0.01, nil},
 		{"optCurve", sdk.Boolean, 0, 0, true, 0, nil},
 		{"optTolerance", sdk.Number, 0, 1, 0.2, 0.01, nil},
+		{"thresholdMode", sdk.Enum, 0, 0, "global", 0, []string{"global", "adaptive", "auto"}},
+		{"adaptiveWindow", sdk.Number, 3, 255, 15.0, 0, nil},
+		{"adaptiveK", sdk.Number, 0.01, 1, 0.2, 0.01, nil},
 	}
 	if len(d.Params) != len(want) {
 		t.Fatalf("%d parameters, want %d", len(d.Params), len(want))
@@ -100,7 +103,7 @@ func TestParametersReachTheTracer(t *testing.T) {
 	}{
 		{"defaults: a square with sharp corners", sq, nil,
 			func(s string) bool {
-				return strings.Contains(s, `<path d="M`) && !strings.ContainsAny(pathData(s), "cCsS")
+				return strings.Contains(s, `<path id="p-1" d="M`) && !strings.ContainsAny(pathData(s), "cCsS")
 			},
 			"one path of lines"},
 		{"alphaMax 1.334 rounds the corners", sq, map[string]any{"alphaMax": 1.334},
@@ -111,6 +114,8 @@ func TestParametersReachTheTracer(t *testing.T) {
 			func(s string) bool { return !strings.Contains(s, "<path") }, "no path"},
 		{"threshold 0 makes everything white", sq, map[string]any{"threshold": 0.0},
 			func(s string) bool { return !strings.Contains(s, "<path") }, "no path"},
+		{"adaptive thresholding ignores threshold", sq, map[string]any{"threshold": 0.0, "thresholdMode": "adaptive"},
+			func(s string) bool { return strings.Contains(s, "<path") }, "a path"},
 		{"holes are subpaths of their outer path", enginetest.Ring(40), nil,
 			func(s string) bool { return strings.Count(s, "<path") == 1 && strings.Count(s, "Z") == 2 }, "one path, two subpaths"},
 	}

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"image/color"
 
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
@@ -49,17 +50,19 @@ func EachShape(roots []*Path, fn func(p *Path)) {
 
 // Document returns the SVG of a traced w x h image as the potrace engine writes it: a
 // black group holding one path element per outer boundary with its holes, in the order
-// EachShape gives, coordinates with prec decimals.
+// EachShape gives, coordinates with prec decimals. The group has the id c-000000, each
+// path p-1, p-2... in order (see svg.IDs).
 func Document(w, h int, roots []*Path, prec int) []byte {
 	var b bytes.Buffer
 	svg.Header(&b, w, h, false, "")
 	if len(roots) > 0 {
-		b.WriteString(`<g fill="#000">`)
+		var ids svg.IDs
+		b.WriteString(`<g` + svg.IDAttr(ids.Colour(color.NRGBA{A: 255})) + ` fill="#000">`)
 		d := svg.NewPath(prec)
 		EachShape(roots, func(p *Path) {
 			d.Reset()
 			AppendShape(d, p)
-			b.WriteString(`<path d="`)
+			b.WriteString(`<path` + svg.IDAttr(ids.Shape()) + ` d="`)
 			b.Write(d.Bytes())
 			b.WriteString(`"/>`)
 		})

@@ -150,6 +150,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 	}
 	var b bytes.Buffer
 	svg.Header(&b, w, h, false, "")
+	var ids svg.IDs
 	for k, l := range st.Layers {
 		if errs[k] != nil {
 			return nil, errs[k]
@@ -157,7 +158,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 		if !drawn[k] {
 			continue
 		}
-		b.WriteString(`<path` + svg.Paint("fill", l.Color) + ` d="`)
+		b.WriteString(`<path` + svg.IDAttr(ids.Colour(l.Color)) + svg.Paint("fill", l.Color) + ` d="`)
 		b.Write(data[k])
 		b.WriteString(`"/>`)
 	}

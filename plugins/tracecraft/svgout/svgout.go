@@ -67,6 +67,7 @@ type writer struct {
 	buf  *bytes.Buffer
 	path *svg.Path
 	segs []fit.Segment // reused for each ring written
+	ids  svg.IDs
 }
 
 // regions writes the Fill and StrokeShapes styles.
@@ -91,17 +92,19 @@ type batch struct {
 }
 
 // writeGroups writes each group's items, added to the path data by add: one path
-// element per group, or with GroupByColor one per item in a <g> holding the paint.
+// element per group, or with GroupByColor one per item in a <g> holding the paint. A
+// group (the <g>, or the one path) has its colour's id (svg.IDs), a path in a <g> a
+// shape id.
 func (w *writer) writeGroups(groups []batch, add func(item int)) {
 	for _, g := range groups {
 		if w.opt.GroupByColor {
-			w.buf.WriteString("<g")
+			w.buf.WriteString("<g" + svg.IDAttr(w.ids.Colour(g.paint)))
 			w.paintAttrs(g)
 			w.buf.WriteByte('>')
 			for _, it := range g.items {
 				w.path.Reset()
 				add(it)
-				w.element(g, false)
+				w.element(g, w.ids.Shape(), false)
 			}
 			w.buf.WriteString("</g>")
 			continue
@@ -110,14 +113,14 @@ func (w *writer) writeGroups(groups []batch, add func(item int)) {
 		for _, it := range g.items {
 			add(it)
 		}
-		w.element(g, true)
+		w.element(g, w.ids.Colour(g.paint), true)
 	}
 }
 
-// element writes a path element holding the current path data, with the paint when
-// withPaint (otherwise it comes from the enclosing group).
-func (w *writer) element(g batch, withPaint bool) {
-	w.buf.WriteString("<path")
+// element writes a path element with id holding the current path data, with the paint
+// when withPaint (otherwise it comes from the enclosing group).
+func (w *writer) element(g batch, id string, withPaint bool) {
+	w.buf.WriteString("<path" + svg.IDAttr(id))
 	if withPaint {
 		w.paintAttrs(g)
 	}

@@ -139,7 +139,7 @@ func TestRingKeepsHole(t *testing.T) {
 			if got := img.NRGBAAt(size/2, size/2); got != tt.want {
 				t.Errorf("centre is %v, want %v\n%s", got, tt.want, doc)
 			}
-			ring := regexp.MustCompile(`<path fill="#c81e28"[^>]* d="([^"]*)"`).FindSubmatch(doc)
+			ring := regexp.MustCompile(`<path id="c-c81e28" fill="#c81e28"[^>]* d="([^"]*)"`).FindSubmatch(doc)
 			if ring == nil {
 				t.Fatalf("no red path in\n%s", doc)
 			}

@@ -155,6 +155,7 @@ type writer struct {
 	buf  bytes.Buffer
 	// stroked marks the regions painted with the gap filler stroke.
 	stroked []bool
+	ids     svg.IDs
 }
 
 // minPrimitivePixels is the area (pixels) from which a region is matched with basic
@@ -287,8 +288,8 @@ func (w *writer) recognizeAll(ctx context.Context, groups []paint.Group) ([]prim
 const recognizeGrain = 4
 
 // group writes one paint group: its elements, then its path (path data d followed by
-// the subpaths prims), in a <g> holding the paint when that is shorter than repeating
-// it.
+// the subpaths prims); several in a <g> holding the paint and the colour's id, each with
+// a shape id, one alone with the paint and the colour's id (see svg.IDs).
 func (w *writer) group(g paint.Group, d, prims []byte, elems [][]byte) {
 	paint := svg.Paint("fill", g.Paint)
 	if g.Paint.A == 255 && g.Stroked {
@@ -299,20 +300,31 @@ func (w *writer) group(g paint.Group, d, prims []byte, elems [][]byte) {
 	if hasPath {
 		n++
 	}
-	wrap := n > 1 && n*len(paint) > len(paint)+len("<g></g>")
-	attrs := paint
+	wrap := n > 1
+	colour := svg.IDAttr(w.ids.Colour(g.Paint))
+	attrs := func() string { return colour + paint }
 	if wrap {
-		w.buf.WriteString("<g" + paint + ">")
-		attrs = ""
+		w.buf.WriteString("<g" + colour + paint + ">")
+		attrs = func() string { return svg.IDAttr(w.ids.Shape()) }
 	}
 	for _, e := range elems {
-		// Elements are written without attributes: insert the paint before "/>".
-		w.buf.Write(e[:len(e)-2])
-		w.buf.WriteString(attrs)
+		// Elements are written without paint: the id goes after the name, the paint
+		// before "/>".
+		name := bytes.IndexByte(e, ' ')
+		w.buf.Write(e[:name])
+		if wrap {
+			w.buf.WriteString(attrs())
+		} else {
+			w.buf.WriteString(colour)
+		}
+		w.buf.Write(e[name : len(e)-2])
+		if !wrap {
+			w.buf.WriteString(paint)
+		}
 		w.buf.WriteString("/>")
 	}
 	if hasPath {
-		w.buf.WriteString("<path" + attrs + ` d="`)
+		w.buf.WriteString("<path" + attrs() + ` d="`)
 		w.buf.Write(d)
 		w.buf.Write(prims)
 		w.buf.WriteString(`"/>`)

@@ -54,7 +54,7 @@ func TestCircleBecomesElement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(doc, []byte("<circle")) || regexp.MustCompile(`d="[^"]*[CcSs]`).Match(doc) {
+	if !bytes.Contains(doc, []byte("<circle")) || regexp.MustCompile(` d="[^"]*[CcSs]`).Match(doc) {
 		t.Errorf("want a circle and no curve:\n%s", doc)
 	}
 	p, _ := sdk.Decode[engine.Params](map[string]any{"primitives": false})
@@ -76,7 +76,7 @@ func TestTransparencyStays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc), `<rect x="16" y="16" width="32" height="32" fill="#005ac8"/>`) {
+	if !strings.Contains(string(doc), `<rect id="c-005ac8" x="16" y="16" width="32" height="32" fill="#005ac8"/>`) {
 		t.Errorf("want exactly the square:\n%s", doc)
 	}
 }

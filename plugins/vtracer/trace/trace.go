@@ -176,6 +176,7 @@ type writer struct {
 	path  *svg.Path
 	rings []contour.Ring
 	head  bytes.Buffer
+	ids   svg.IDs
 }
 
 // newWriter starts the document of a w x h image.
@@ -201,6 +202,7 @@ func (wr *writer) shape(starts []int32, in func(p int) bool, c color.NRGBA) {
 	}
 	out := &wr.out
 	out.writeString(`<path`)
+	out.writeString(svg.IDAttr(wr.ids.Shape()))
 	out.writeString(svg.Paint("fill", c))
 	out.writeString(` d="`)
 	out.write(path.Bytes())

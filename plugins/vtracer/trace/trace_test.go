@@ -98,9 +98,9 @@ func TestSquare(t *testing.T) {
 		mode Mode
 		want string
 	}{
-		{Pixel, `<path fill="#fff" d="M0 0H8V8H0Z"/><path fill="#000" d="M2 2H6V6H2Z"/>`},
-		{Polygon, `<path fill="#fff" d="M0 0H8V8H0Z"/><path fill="#000" d="M2 2H6V6H2Z"/>`},
-		{Spline, `<path fill="#fff" d="M0 0H8V8H0Z"/><path fill="#000" d="M2 2H6V6H2Z"/>`},
+		{Pixel, `<path id="p-1" fill="#fff" d="M0 0H8V8H0Z"/><path id="p-2" fill="#000" d="M2 2H6V6H2Z"/>`},
+		{Polygon, `<path id="p-1" fill="#fff" d="M0 0H8V8H0Z"/><path id="p-2" fill="#000" d="M2 2H6V6H2Z"/>`},
+		{Spline, `<path id="p-1" fill="#fff" d="M0 0H8V8H0Z"/><path id="p-2" fill="#000" d="M2 2H6V6H2Z"/>`},
 	}
 	for _, tt := range tests {
 		o := DefaultOptions()

@@ -168,6 +168,78 @@ func (*DescribeRequest) Descriptor() ([]byte, []int) {
 	return file_trace_v1_trace_proto_rawDescGZIP(), []int{0}
 }
 
+type IdleRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IdleRequest) Reset() {
+	*x = IdleRequest{}
+	mi := &file_trace_v1_trace_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IdleRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IdleRequest) ProtoMessage() {}
+
+func (x *IdleRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_trace_v1_trace_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IdleRequest.ProtoReflect.Descriptor instead.
+func (*IdleRequest) Descriptor() ([]byte, []int) {
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{1}
+}
+
+type IdleResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *IdleResponse) Reset() {
+	*x = IdleResponse{}
+	mi := &file_trace_v1_trace_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *IdleResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*IdleResponse) ProtoMessage() {}
+
+func (x *IdleResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_trace_v1_trace_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use IdleResponse.ProtoReflect.Descriptor instead.
+func (*IdleResponse) Descriptor() ([]byte, []int) {
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{2}
+}
+
 // Value is a parameter value: a JSON number, string or boolean.
 type Value struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -183,7 +255,7 @@ type Value struct {
 
 func (x *Value) Reset() {
 	*x = Value{}
-	mi := &file_trace_v1_trace_proto_msgTypes[1]
+	mi := &file_trace_v1_trace_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -195,7 +267,7 @@ func (x *Value) String() string {
 func (*Value) ProtoMessage() {}
 
 func (x *Value) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[1]
+	mi := &file_trace_v1_trace_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -208,7 +280,7 @@ func (x *Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Value.ProtoReflect.Descriptor instead.
 func (*Value) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{1}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Value) GetKind() isValue_Kind {
@@ -286,7 +358,7 @@ type Param struct {
 
 func (x *Param) Reset() {
 	*x = Param{}
-	mi := &file_trace_v1_trace_proto_msgTypes[2]
+	mi := &file_trace_v1_trace_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +370,7 @@ func (x *Param) String() string {
 func (*Param) ProtoMessage() {}
 
 func (x *Param) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[2]
+	mi := &file_trace_v1_trace_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +383,7 @@ func (x *Param) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Param.ProtoReflect.Descriptor instead.
 func (*Param) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{2}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Param) GetName() string {
@@ -414,7 +486,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_trace_v1_trace_proto_msgTypes[3]
+	mi := &file_trace_v1_trace_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -426,7 +498,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[3]
+	mi := &file_trace_v1_trace_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -439,7 +511,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{3}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DescribeResponse) GetName() string {
@@ -517,7 +589,7 @@ type Failure struct {
 
 func (x *Failure) Reset() {
 	*x = Failure{}
-	mi := &file_trace_v1_trace_proto_msgTypes[4]
+	mi := &file_trace_v1_trace_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -529,7 +601,7 @@ func (x *Failure) String() string {
 func (*Failure) ProtoMessage() {}
 
 func (x *Failure) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[4]
+	mi := &file_trace_v1_trace_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -542,7 +614,7 @@ func (x *Failure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Failure.ProtoReflect.Descriptor instead.
 func (*Failure) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{4}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Failure) GetCode() string {
@@ -588,7 +660,7 @@ type TraceRequest struct {
 
 func (x *TraceRequest) Reset() {
 	*x = TraceRequest{}
-	mi := &file_trace_v1_trace_proto_msgTypes[5]
+	mi := &file_trace_v1_trace_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -600,7 +672,7 @@ func (x *TraceRequest) String() string {
 func (*TraceRequest) ProtoMessage() {}
 
 func (x *TraceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[5]
+	mi := &file_trace_v1_trace_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -613,7 +685,7 @@ func (x *TraceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceRequest.ProtoReflect.Descriptor instead.
 func (*TraceRequest) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{5}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *TraceRequest) GetImage() []byte {
@@ -680,7 +752,7 @@ type TraceResponse struct {
 
 func (x *TraceResponse) Reset() {
 	*x = TraceResponse{}
-	mi := &file_trace_v1_trace_proto_msgTypes[6]
+	mi := &file_trace_v1_trace_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -692,7 +764,7 @@ func (x *TraceResponse) String() string {
 func (*TraceResponse) ProtoMessage() {}
 
 func (x *TraceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[6]
+	mi := &file_trace_v1_trace_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -705,7 +777,7 @@ func (x *TraceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceResponse.ProtoReflect.Descriptor instead.
 func (*TraceResponse) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{6}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TraceResponse) GetSvg() []byte {
@@ -770,7 +842,7 @@ type AnalyzeRequest struct {
 
 func (x *AnalyzeRequest) Reset() {
 	*x = AnalyzeRequest{}
-	mi := &file_trace_v1_trace_proto_msgTypes[7]
+	mi := &file_trace_v1_trace_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -782,7 +854,7 @@ func (x *AnalyzeRequest) String() string {
 func (*AnalyzeRequest) ProtoMessage() {}
 
 func (x *AnalyzeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[7]
+	mi := &file_trace_v1_trace_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -795,7 +867,7 @@ func (x *AnalyzeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyzeRequest.ProtoReflect.Descriptor instead.
 func (*AnalyzeRequest) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{7}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AnalyzeRequest) GetImage() []byte {
@@ -855,7 +927,7 @@ type AnalyzeResponse struct {
 
 func (x *AnalyzeResponse) Reset() {
 	*x = AnalyzeResponse{}
-	mi := &file_trace_v1_trace_proto_msgTypes[8]
+	mi := &file_trace_v1_trace_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -867,7 +939,7 @@ func (x *AnalyzeResponse) String() string {
 func (*AnalyzeResponse) ProtoMessage() {}
 
 func (x *AnalyzeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[8]
+	mi := &file_trace_v1_trace_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -880,7 +952,7 @@ func (x *AnalyzeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyzeResponse.ProtoReflect.Descriptor instead.
 func (*AnalyzeResponse) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{8}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AnalyzeResponse) GetWidth() uint32 {
@@ -930,7 +1002,9 @@ var File_trace_v1_trace_proto protoreflect.FileDescriptor
 const file_trace_v1_trace_proto_rawDesc = "" +
 	"\n" +
 	"\x14trace/v1/trace.proto\x12\x13tracecraft.trace.v1\"\x11\n" +
-	"\x0fDescribeRequest\"U\n" +
+	"\x0fDescribeRequest\"\r\n" +
+	"\vIdleRequest\"\x0e\n" +
+	"\fIdleResponse\"U\n" +
 	"\x05Value\x12\x18\n" +
 	"\x06number\x18\x01 \x01(\x01H\x00R\x06number\x12\x14\n" +
 	"\x04text\x18\x02 \x01(\tH\x00R\x04text\x12\x14\n" +
@@ -1012,11 +1086,12 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x11PARAM_TYPE_NUMBER\x10\x01\x12\x13\n" +
 	"\x0fPARAM_TYPE_ENUM\x10\x02\x12\x16\n" +
 	"\x12PARAM_TYPE_BOOLEAN\x10\x03\x12\x15\n" +
-	"\x11PARAM_TYPE_STRING\x10\x042\x87\x02\n" +
+	"\x11PARAM_TYPE_STRING\x10\x042\xd4\x02\n" +
 	"\x06Engine\x12W\n" +
 	"\bDescribe\x12$.tracecraft.trace.v1.DescribeRequest\x1a%.tracecraft.trace.v1.DescribeResponse\x12N\n" +
 	"\x05Trace\x12!.tracecraft.trace.v1.TraceRequest\x1a\".tracecraft.trace.v1.TraceResponse\x12T\n" +
-	"\aAnalyze\x12#.tracecraft.trace.v1.AnalyzeRequest\x1a$.tracecraft.trace.v1.AnalyzeResponseB7Z5github.com/tracecraft/tracecraft/sdk/internal/tracev1b\x06proto3"
+	"\aAnalyze\x12#.tracecraft.trace.v1.AnalyzeRequest\x1a$.tracecraft.trace.v1.AnalyzeResponse\x12K\n" +
+	"\x04Idle\x12 .tracecraft.trace.v1.IdleRequest\x1a!.tracecraft.trace.v1.IdleResponseB7Z5github.com/tracecraft/tracecraft/sdk/internal/tracev1b\x06proto3"
 
 var (
 	file_trace_v1_trace_proto_rawDescOnce sync.Once
@@ -1031,40 +1106,44 @@ func file_trace_v1_trace_proto_rawDescGZIP() []byte {
 }
 
 var file_trace_v1_trace_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_trace_v1_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_trace_v1_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_trace_v1_trace_proto_goTypes = []any{
 	(Stability)(0),           // 0: tracecraft.trace.v1.Stability
 	(ParamType)(0),           // 1: tracecraft.trace.v1.ParamType
 	(*DescribeRequest)(nil),  // 2: tracecraft.trace.v1.DescribeRequest
-	(*Value)(nil),            // 3: tracecraft.trace.v1.Value
-	(*Param)(nil),            // 4: tracecraft.trace.v1.Param
-	(*DescribeResponse)(nil), // 5: tracecraft.trace.v1.DescribeResponse
-	(*Failure)(nil),          // 6: tracecraft.trace.v1.Failure
-	(*TraceRequest)(nil),     // 7: tracecraft.trace.v1.TraceRequest
-	(*TraceResponse)(nil),    // 8: tracecraft.trace.v1.TraceResponse
-	(*AnalyzeRequest)(nil),   // 9: tracecraft.trace.v1.AnalyzeRequest
-	(*AnalyzeResponse)(nil),  // 10: tracecraft.trace.v1.AnalyzeResponse
-	nil,                      // 11: tracecraft.trace.v1.TraceRequest.ParamsEntry
-	nil,                      // 12: tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
+	(*IdleRequest)(nil),      // 3: tracecraft.trace.v1.IdleRequest
+	(*IdleResponse)(nil),     // 4: tracecraft.trace.v1.IdleResponse
+	(*Value)(nil),            // 5: tracecraft.trace.v1.Value
+	(*Param)(nil),            // 6: tracecraft.trace.v1.Param
+	(*DescribeResponse)(nil), // 7: tracecraft.trace.v1.DescribeResponse
+	(*Failure)(nil),          // 8: tracecraft.trace.v1.Failure
+	(*TraceRequest)(nil),     // 9: tracecraft.trace.v1.TraceRequest
+	(*TraceResponse)(nil),    // 10: tracecraft.trace.v1.TraceResponse
+	(*AnalyzeRequest)(nil),   // 11: tracecraft.trace.v1.AnalyzeRequest
+	(*AnalyzeResponse)(nil),  // 12: tracecraft.trace.v1.AnalyzeResponse
+	nil,                      // 13: tracecraft.trace.v1.TraceRequest.ParamsEntry
+	nil,                      // 14: tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
 }
 var file_trace_v1_trace_proto_depIdxs = []int32{
 	1,  // 0: tracecraft.trace.v1.Param.type:type_name -> tracecraft.trace.v1.ParamType
-	3,  // 1: tracecraft.trace.v1.Param.default:type_name -> tracecraft.trace.v1.Value
+	5,  // 1: tracecraft.trace.v1.Param.default:type_name -> tracecraft.trace.v1.Value
 	0,  // 2: tracecraft.trace.v1.DescribeResponse.stability:type_name -> tracecraft.trace.v1.Stability
-	4,  // 3: tracecraft.trace.v1.DescribeResponse.params:type_name -> tracecraft.trace.v1.Param
-	11, // 4: tracecraft.trace.v1.TraceRequest.params:type_name -> tracecraft.trace.v1.TraceRequest.ParamsEntry
-	6,  // 5: tracecraft.trace.v1.TraceResponse.failure:type_name -> tracecraft.trace.v1.Failure
-	12, // 6: tracecraft.trace.v1.AnalyzeResponse.features:type_name -> tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
-	6,  // 7: tracecraft.trace.v1.AnalyzeResponse.failure:type_name -> tracecraft.trace.v1.Failure
-	3,  // 8: tracecraft.trace.v1.TraceRequest.ParamsEntry.value:type_name -> tracecraft.trace.v1.Value
+	6,  // 3: tracecraft.trace.v1.DescribeResponse.params:type_name -> tracecraft.trace.v1.Param
+	13, // 4: tracecraft.trace.v1.TraceRequest.params:type_name -> tracecraft.trace.v1.TraceRequest.ParamsEntry
+	8,  // 5: tracecraft.trace.v1.TraceResponse.failure:type_name -> tracecraft.trace.v1.Failure
+	14, // 6: tracecraft.trace.v1.AnalyzeResponse.features:type_name -> tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
+	8,  // 7: tracecraft.trace.v1.AnalyzeResponse.failure:type_name -> tracecraft.trace.v1.Failure
+	5,  // 8: tracecraft.trace.v1.TraceRequest.ParamsEntry.value:type_name -> tracecraft.trace.v1.Value
 	2,  // 9: tracecraft.trace.v1.Engine.Describe:input_type -> tracecraft.trace.v1.DescribeRequest
-	7,  // 10: tracecraft.trace.v1.Engine.Trace:input_type -> tracecraft.trace.v1.TraceRequest
-	9,  // 11: tracecraft.trace.v1.Engine.Analyze:input_type -> tracecraft.trace.v1.AnalyzeRequest
-	5,  // 12: tracecraft.trace.v1.Engine.Describe:output_type -> tracecraft.trace.v1.DescribeResponse
-	8,  // 13: tracecraft.trace.v1.Engine.Trace:output_type -> tracecraft.trace.v1.TraceResponse
-	10, // 14: tracecraft.trace.v1.Engine.Analyze:output_type -> tracecraft.trace.v1.AnalyzeResponse
-	12, // [12:15] is the sub-list for method output_type
-	9,  // [9:12] is the sub-list for method input_type
+	9,  // 10: tracecraft.trace.v1.Engine.Trace:input_type -> tracecraft.trace.v1.TraceRequest
+	11, // 11: tracecraft.trace.v1.Engine.Analyze:input_type -> tracecraft.trace.v1.AnalyzeRequest
+	3,  // 12: tracecraft.trace.v1.Engine.Idle:input_type -> tracecraft.trace.v1.IdleRequest
+	7,  // 13: tracecraft.trace.v1.Engine.Describe:output_type -> tracecraft.trace.v1.DescribeResponse
+	10, // 14: tracecraft.trace.v1.Engine.Trace:output_type -> tracecraft.trace.v1.TraceResponse
+	12, // 15: tracecraft.trace.v1.Engine.Analyze:output_type -> tracecraft.trace.v1.AnalyzeResponse
+	4,  // 16: tracecraft.trace.v1.Engine.Idle:output_type -> tracecraft.trace.v1.IdleResponse
+	13, // [13:17] is the sub-list for method output_type
+	9,  // [9:13] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -1075,7 +1154,7 @@ func file_trace_v1_trace_proto_init() {
 	if File_trace_v1_trace_proto != nil {
 		return
 	}
-	file_trace_v1_trace_proto_msgTypes[1].OneofWrappers = []any{
+	file_trace_v1_trace_proto_msgTypes[3].OneofWrappers = []any{
 		(*Value_Number)(nil),
 		(*Value_Text)(nil),
 		(*Value_Flag)(nil),
@@ -1086,7 +1165,7 @@ func file_trace_v1_trace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trace_v1_trace_proto_rawDesc), len(file_trace_v1_trace_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   11,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -29,6 +29,7 @@ const (
 	Engine_Describe_FullMethodName = "/tracecraft.trace.v1.Engine/Describe"
 	Engine_Trace_FullMethodName    = "/tracecraft.trace.v1.Engine/Trace"
 	Engine_Analyze_FullMethodName  = "/tracecraft.trace.v1.Engine/Analyze"
+	Engine_Idle_FullMethodName     = "/tracecraft.trace.v1.Engine/Idle"
 )
 
 // EngineClient is the client API for Engine service.
@@ -42,6 +43,11 @@ type EngineClient interface {
 	// Analyze decodes an image and returns measurements the host's automatic engine
 	// selection uses. The sdk implements it for every engine.
 	Analyze(ctx context.Context, in *AnalyzeRequest, opts ...grpc.CallOption) (*AnalyzeResponse, error)
+	// Idle answers once the process runs no call. After cancelling a call the host asks
+	// it, within a bound, to learn that the engine has stopped and its process can take
+	// the next job; a process that does not answer in time is killed. A plugin of an
+	// sdk older than 2.1.0 answers Unimplemented, and its process is killed at once.
+	Idle(ctx context.Context, in *IdleRequest, opts ...grpc.CallOption) (*IdleResponse, error)
 }
 
 type engineClient struct {
@@ -82,6 +88,16 @@ func (c *engineClient) Analyze(ctx context.Context, in *AnalyzeRequest, opts ...
 	return out, nil
 }
 
+func (c *engineClient) Idle(ctx context.Context, in *IdleRequest, opts ...grpc.CallOption) (*IdleResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(IdleResponse)
+	err := c.cc.Invoke(ctx, Engine_Idle_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // EngineServer is the server API for Engine service.
 // All implementations must embed UnimplementedEngineServer
 // for forward compatibility.
@@ -93,6 +109,11 @@ type EngineServer interface {
 	// Analyze decodes an image and returns measurements the host's automatic engine
 	// selection uses. The sdk implements it for every engine.
 	Analyze(context.Context, *AnalyzeRequest) (*AnalyzeResponse, error)
+	// Idle answers once the process runs no call. After cancelling a call the host asks
+	// it, within a bound, to learn that the engine has stopped and its process can take
+	// the next job; a process that does not answer in time is killed. A plugin of an
+	// sdk older than 2.1.0 answers Unimplemented, and its process is killed at once.
+	Idle(context.Context, *IdleRequest) (*IdleResponse, error)
 	mustEmbedUnimplementedEngineServer()
 }
 
@@ -111,6 +132,9 @@ func (UnimplementedEngineServer) Trace(context.Context, *TraceRequest) (*TraceRe
 }
 func (UnimplementedEngineServer) Analyze(context.Context, *AnalyzeRequest) (*AnalyzeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Analyze not implemented")
+}
+func (UnimplementedEngineServer) Idle(context.Context, *IdleRequest) (*IdleResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Idle not implemented")
 }
 func (UnimplementedEngineServer) mustEmbedUnimplementedEngineServer() {}
 func (UnimplementedEngineServer) testEmbeddedByValue()                {}
@@ -187,6 +211,24 @@ func _Engine_Analyze_Handler(srv interface{}, ctx context.Context, dec func(inte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Engine_Idle_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(IdleRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(EngineServer).Idle(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Engine_Idle_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(EngineServer).Idle(ctx, req.(*IdleRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Engine_ServiceDesc is the grpc.ServiceDesc for Engine service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -205,6 +247,10 @@ var Engine_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Analyze",
 			Handler:    _Engine_Analyze_Handler,
+		},
+		{
+			MethodName: "Idle",
+			Handler:    _Engine_Idle_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -19,8 +19,9 @@ import (
 )
 
 // SDKVersion is the version of the sdk a plugin was built with, reported in its
-// description (and shown by the host in /api/health). 2.0.0 brought typed parameters.
-const SDKVersion = "2.0.0"
+// description (and shown by the host in /api/health). 2.0.0 brought typed parameters;
+// 2.1.0 the Idle call, which lets the host keep a process whose job it cancelled.
+const SDKVersion = "2.1.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
 // it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
@@ -99,7 +100,7 @@ const CodeImageFileUnreadable = "image_file_unreadable"
 var engineName = regexp.MustCompile(`^[a-z][a-z0-9_-]{0,31}$`)
 
 // reservedNames cannot be engine names: they are settings keys or the auto selector.
-var reservedNames = map[string]bool{"auto": true, "preset": true, "engine": true, "none": true}
+var reservedNames = map[string]bool{"auto": true, "preset": true, "engine": true, "none": true, "output": true, "background": true}
 
 // ValidEngineName reports whether name can name an engine: lower-case letters, digits,
 // '-' and '_', starting with a letter, at most 32 bytes, and not a reserved settings key.

@@ -259,18 +259,19 @@ func (s *Store) RevokeKey(ctx context.Context, name string, at time.Time) (store
 // recordSQL adds one request to a key's usage in one statement, so one round trip and
 // one implicit transaction: it moves the key's last use forward (GREATEST ignores NULL,
 // so a first use sets it), adds to the day's row, and, for a failure, to the day's row
-// of its status. Each step feeds the next, so they take their row locks in that order,
+// of its status ($4 is 1 for a success, $10 for a cancellation). Each step feeds the next, so they take their row locks in that order,
 // always the key's first: writes of one key queue behind each other and never deadlock.
 // It returns 0 for an unknown key, having written nothing.
 const recordSQL = `
 WITH k AS (
 	UPDATE keys SET last_used_at = GREATEST(last_used_at, $2) WHERE id = $1 RETURNING id
 ), d AS (
-	INSERT INTO usage_days AS d (key_id, day, requests, successes, input_bytes, output_bytes, pixels, engine_ms)
-	SELECT id, $3, 1, $4::bigint, $5, $6, $7, $8 FROM k
+	INSERT INTO usage_days AS d (key_id, day, requests, successes, cancelled, input_bytes, output_bytes, pixels, engine_ms)
+	SELECT id, $3, 1, $4::bigint, $10::bigint, $5, $6, $7, $8 FROM k
 	ON CONFLICT (key_id, day) DO UPDATE SET
 		requests     = d.requests     + excluded.requests,
 		successes    = d.successes    + excluded.successes,
+		cancelled    = d.cancelled    + excluded.cancelled,
 		input_bytes  = d.input_bytes  + excluded.input_bytes,
 		output_bytes = d.output_bytes + excluded.output_bytes,
 		pixels       = d.pixels       + excluded.pixels,
@@ -278,7 +279,7 @@ WITH k AS (
 	RETURNING key_id
 ), f AS (
 	INSERT INTO usage_failures AS f (key_id, day, status, count)
-	SELECT key_id, $3, $9, 1 FROM d WHERE $4::bigint = 0
+	SELECT key_id, $3, $9, 1 FROM d WHERE $4::bigint = 0 AND $10::bigint = 0
 	ON CONFLICT (key_id, day, status) DO UPDATE SET count = f.count + excluded.count
 )
 SELECT count(*) FROM k`
@@ -289,14 +290,11 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 	if err != nil {
 		return err
 	}
-	success := 0
-	if r.Success() {
-		success = 1
-	}
+	success, cancelled := r.Outcome()
 	var found int
 	err = s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		return c.QueryRow(ctx, recordSQL, keyID, r.At, date(r.Day), success,
-			r.InputBytes, r.OutputBytes, r.Pixels, r.EngineMillis, r.Status).Scan(&found)
+			r.InputBytes, r.OutputBytes, r.Pixels, r.EngineMillis, r.Status, cancelled).Scan(&found)
 	})
 	if err == nil && found == 0 {
 		err = store.ErrNotFound
@@ -308,7 +306,7 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 }
 
 // Usage implements store.Store. One SELECT reads the days and their failures from the
-// same snapshot, so Requests always equals Successes plus the failures.
+// same snapshot, so Requests always equals Successes plus Cancelled plus the failures.
 func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]store.Usage, error) {
 	if err := store.ValidRange(from, to); err != nil {
 		return nil, err
@@ -316,7 +314,7 @@ func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]stor
 	days := []store.Usage{}
 	err := s.do(ctx, func(ctx context.Context, c *pgx.Conn) error {
 		rows, err := c.Query(ctx,
-			`SELECT d.day, d.requests, d.successes, d.input_bytes, d.output_bytes, d.pixels, d.engine_ms, f.status, f.count
+			`SELECT d.day, d.requests, d.successes, d.cancelled, d.input_bytes, d.output_bytes, d.pixels, d.engine_ms, f.status, f.count
 			 FROM usage_days d
 			 LEFT JOIN usage_failures f ON f.key_id = d.key_id AND f.day = d.day
 			 WHERE d.key_id = $1 AND d.day BETWEEN $2 AND $3
@@ -330,7 +328,7 @@ func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]stor
 			var u store.Usage
 			var day time.Time
 			var status, count sql.NullInt64
-			if err := rows.Scan(&day, &u.Requests, &u.Successes, &u.InputBytes, &u.OutputBytes, &u.Pixels, &u.EngineMillis, &status, &count); err != nil {
+			if err := rows.Scan(&day, &u.Requests, &u.Successes, &u.Cancelled, &u.InputBytes, &u.OutputBytes, &u.Pixels, &u.EngineMillis, &status, &count); err != nil {
 				return err
 			}
 			u.Day = day.Format(store.DayLayout)

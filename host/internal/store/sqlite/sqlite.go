@@ -272,10 +272,7 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 	if err != nil {
 		return err
 	}
-	success := 0
-	if r.Success() {
-		success = 1
-	}
+	success, cancelled := r.Outcome()
 	err = write(ctx, s.w, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx,
 			`UPDATE keys SET last_used_at = MAX(COALESCE(last_used_at, ?1), ?1) WHERE id = ?2`,
@@ -289,19 +286,20 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 			return store.ErrNotFound
 		}
 		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO usage_days (key_id, day, requests, successes, input_bytes, output_bytes, pixels, engine_ms)
-			 VALUES (?, ?, 1, ?, ?, ?, ?, ?)
+			`INSERT INTO usage_days (key_id, day, requests, successes, cancelled, input_bytes, output_bytes, pixels, engine_ms)
+			 VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?)
 			 ON CONFLICT (key_id, day) DO UPDATE SET
 			   requests     = requests     + excluded.requests,
 			   successes    = successes    + excluded.successes,
+			   cancelled    = cancelled    + excluded.cancelled,
 			   input_bytes  = input_bytes  + excluded.input_bytes,
 			   output_bytes = output_bytes + excluded.output_bytes,
 			   pixels       = pixels       + excluded.pixels,
 			   engine_ms    = engine_ms    + excluded.engine_ms`,
-			keyID, r.Day, success, r.InputBytes, r.OutputBytes, r.Pixels, r.EngineMillis); err != nil {
+			keyID, r.Day, success, cancelled, r.InputBytes, r.OutputBytes, r.Pixels, r.EngineMillis); err != nil {
 			return err
 		}
-		if success == 0 {
+		if success == 0 && cancelled == 0 {
 			if _, err := tx.ExecContext(ctx,
 				`INSERT INTO usage_failures (key_id, day, status, count) VALUES (?, ?, ?, 1)
 				 ON CONFLICT (key_id, day, status) DO UPDATE SET count = count + excluded.count`,
@@ -318,13 +316,13 @@ func (s *Store) RecordRequest(ctx context.Context, keyID int64, r store.Request)
 }
 
 // Usage implements store.Store. One SELECT reads the days and their failures from the
-// same snapshot, so Requests always equals Successes plus the failures.
+// same snapshot, so Requests always equals Successes plus Cancelled plus the failures.
 func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]store.Usage, error) {
 	if err := store.ValidRange(from, to); err != nil {
 		return nil, err
 	}
 	rows, err := s.r.QueryContext(ctx,
-		`SELECT d.day, d.requests, d.successes, d.input_bytes, d.output_bytes, d.pixels, d.engine_ms, f.status, f.count
+		`SELECT d.day, d.requests, d.successes, d.cancelled, d.input_bytes, d.output_bytes, d.pixels, d.engine_ms, f.status, f.count
 		 FROM usage_days d
 		 LEFT JOIN usage_failures f ON f.key_id = d.key_id AND f.day = d.day
 		 WHERE d.key_id = ? AND d.day BETWEEN ? AND ?
@@ -338,7 +336,7 @@ func (s *Store) Usage(ctx context.Context, keyID int64, from, to string) ([]stor
 	for rows.Next() {
 		var u store.Usage
 		var status, count sql.NullInt64
-		if err := rows.Scan(&u.Day, &u.Requests, &u.Successes, &u.InputBytes, &u.OutputBytes, &u.Pixels, &u.EngineMillis, &status, &count); err != nil {
+		if err := rows.Scan(&u.Day, &u.Requests, &u.Successes, &u.Cancelled, &u.InputBytes, &u.OutputBytes, &u.Pixels, &u.EngineMillis, &status, &count); err != nil {
 			return nil, fmt.Errorf("sqlite: usage of key %d: %w", keyID, err)
 		}
 		days = store.AppendUsageRow(days, u, status.Valid, int(status.Int64), count.Int64)

@@ -43,7 +43,7 @@ var tests = []struct {
 	{"ListKeys of an empty store is empty, not nil", testListKeysEmpty},
 	{"RevokeKey keeps the first revocation time when repeated", testRevokeKeyTwice},
 	{"RevokeKey of an unknown name returns ErrNotFound", testRevokeKeyUnknown},
-	{"RecordRequest adds successes, failures by status and sums to the day", testRecordRequest},
+	{"RecordRequest adds successes, cancellations, failures by status and sums to the day", testRecordRequest},
 	{"RecordRequest moves LastUsedAt forward only", testLastUsed},
 	{"RecordRequest of an unknown key returns ErrNotFound and records nothing", testRecordUnknownKey},
 	{"RecordRequest refuses an invalid request and records nothing", testRecordInvalid},
@@ -303,14 +303,16 @@ func testRecordRequest(t *testing.T, s store.Store) {
 		{Status: 400, InputBytes: 200, At: t0.Add(4 * time.Minute)},
 		{Status: 503, InputBytes: 50, Pixels: 10, EngineMillis: 60000, At: t0.Add(5 * time.Minute)},
 		{Status: 301, At: t0.Add(6 * time.Minute)},
+		{Status: store.StatusCancelled, InputBytes: 4000, Pixels: 2000, At: t0.Add(7 * time.Minute)},
+		{Status: store.StatusCancelled, At: t0.Add(8 * time.Minute)},
 	}
 	for _, r := range reqs {
 		record(t, s, k.ID, r)
 	}
 	want := []store.Usage{{
-		Day: "2024-03-09", Requests: 7, Successes: 3,
+		Day: "2024-03-09", Requests: 9, Successes: 3, Cancelled: 2,
 		Failures:   map[int]int64{400: 2, 503: 1, 301: 1},
-		InputBytes: 3551, OutputBytes: 12000, Pixels: 640*480 + 110, EngineMillis: 60150,
+		InputBytes: 7551, OutputBytes: 12000, Pixels: 640*480 + 2110, EngineMillis: 60150,
 	}}
 	if got := usage(t, s, k.ID, "2024-03-09", "2024-03-09"); !reflect.DeepEqual(got, want) {
 		t.Errorf("Usage returned %+v, want %+v", got, want)
@@ -623,9 +625,12 @@ func testPing(t *testing.T, s store.Store) {
 // must not be nil.
 func Count(u *store.Usage, r store.Request) {
 	u.Requests++
-	if r.Success() {
+	switch {
+	case r.Success():
 		u.Successes++
-	} else {
+	case r.Cancelled():
+		u.Cancelled++
+	default:
 		u.Failures[r.Status]++
 	}
 	u.InputBytes += r.InputBytes

@@ -397,9 +397,11 @@
     const s = {};
     if ($('preset').value !== 'auto') s.preset = $('preset').value;
     if ($('engine').value !== 'auto') s.engine = $('engine').value;
+    if ($('background').value !== 'keep') s.background = $('background').value;
     const engine = effectiveEngine();
     const ov = engine && state.overrides[engine];
     if (ov && Object.keys(ov).length) s[engine] = { ...ov };
+    if ($('quality').checked) s.output = { quality: true };
     return s;
   }
 
@@ -595,6 +597,11 @@
       ['SVG', `${fmtBytes(data.svgSize)}, ${Math.round((data.svgSize / Math.max(1, data.originalSize)) * 1000) / 10} % of the input`],
       ['Lane', data.lane || ''],
     ];
+    const q = data.quality;
+    if (q) {
+      const ssim = q.ssim === null ? 'none (the image is under 11 px on a side)' : q.ssim.toFixed(4);
+      facts.push(['Quality', `SSIM ${ssim}, PSNR ${q.psnr.toFixed(2)} dB (scored in ${fmtMs(t.qualityMs || 0)})`]);
+    }
     $('facts').replaceChildren(...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', { 'data-fact': k.toLowerCase() }, v)]));
     $('facts').hidden = false;
     const dl = $('download');
@@ -837,6 +844,7 @@
     $('swipe').addEventListener('input', applyView);
     $('toggle-which').addEventListener('click', toggleWhich);
     $('strokes-over').addEventListener('change', showStrokes);
+    $('quality').addEventListener('change', scheduleTrace);
     for (const r of document.querySelectorAll('input[name="mode"]')) {
       r.addEventListener('change', () => keepCentre(() => { $('views').className = `views mode-${r.value}`; }));
     }
@@ -873,6 +881,7 @@
 
     $('preset').addEventListener('change', () => { renderParams(); scheduleTrace(); });
     $('engine').addEventListener('change', () => { renderParams(); scheduleTrace(); });
+    $('background').addEventListener('change', scheduleTrace);
     $('reset-all').addEventListener('click', () => {
       const engine = effectiveEngine();
       if (engine) state.overrides[engine] = {};
