@@ -237,8 +237,8 @@ func (m *Main) Open(ctx context.Context) error {
 }
 
 // readTimeout bounds the time of a request, headers and body: a 10 MB upload gets two
-// minutes even on a slow link (at least 87 KB/s). The upload handler replaces it by the
-// pace of --upload-min-rate, within the same bound.
+// minutes even on a slow link (at least 87 KB/s). Within it, the upload handler cuts off
+// a body slower than --upload-min-rate.
 const readTimeout = 2 * time.Minute
 
 // Addr is the address the service listens on, once Open has succeeded.

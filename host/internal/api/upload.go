@@ -333,17 +333,24 @@ type UploadPace struct {
 	MinRate int64
 	// Grace is the time a body has before MinRate counts (a client's slow start).
 	Grace time.Duration
-	// Limit bounds a body's whole time, from the request's start; 0 bounds nothing.
-	// The HTTP server's ReadTimeout, which setting the connection's read deadline
-	// replaces.
+	// Limit is the HTTP server's ReadTimeout, which bounds a whole request, for the
+	// message of a body cut off by it; 0 if there is none.
 	Limit time.Duration
+}
+
+// due is when n bytes must have come of a body first read at first.
+func (pace UploadPace) due(first time.Time, n int64) time.Time {
+	return first.Add(pace.Grace + time.Duration(float64(n)/float64(pace.MinRate)*float64(time.Second)))
 }
 
 // receiver reads a request body as it arrives: it reserves the upload budget a step
 // (tracing.HoldStep) ahead of the bytes received, never more than the Content-Length
-// announces, and keeps the connection's read deadline where the pace demands, so a body
-// that stalls or trickles ends in a fault.UploadTooSlow error instead of holding its
-// connection. Its errors are sticky: once one is returned, every Read returns it.
+// announces, and a watchdog cuts off a body that falls behind the pace (the
+// connection's read deadline is set to now, so the read waiting for it fails), which
+// ends in a fault.UploadTooSlow error instead of holding the connection. The watchdog
+// is one timer, set for when the bytes received so far stop being enough: a body that
+// keeps the pace costs no work per read. Errors are sticky: once one is returned, every
+// Read returns it.
 type receiver struct {
 	body io.Reader
 	// hold reserves upload budget (tracing.Request.Hold).
@@ -352,30 +359,28 @@ type receiver struct {
 	pace UploadPace
 	// expect is the Content-Length, or -1 when unknown.
 	expect int64
-	// start is when the request began, first when the first read was made.
-	start, first time.Time
-	// limit is the deadline of the whole body (zero for none); deadline the one set.
-	limit, deadline time.Time
-	received, held  int64
-	err             error
+	held   int64
+	err    error
+
+	// mu guards what the watchdog's timer reads and writes.
+	mu       sync.Mutex
+	first    time.Time
+	received int64
+	timer    *time.Timer
+	// late is set by the watchdog when it cut the body off; over when the body has
+	// been read or has failed, and the watchdog has nothing left to watch.
+	late, over bool
 }
 
 // newReceiver returns a receiver of r's body (perhaps counted) that reserves budget with
-// hold, starting from start (the request's start).
-func newReceiver(w http.ResponseWriter, r *http.Request, body io.Reader, hold func(int64) error, pace UploadPace, start time.Time) *receiver {
-	rv := &receiver{body: body, hold: hold, rc: http.NewResponseController(w), pace: pace, expect: r.ContentLength, start: start}
-	if pace.Limit > 0 {
-		rv.limit = start.Add(pace.Limit)
-	}
-	return rv
+// hold.
+func newReceiver(w http.ResponseWriter, r *http.Request, body io.Reader, hold func(int64) error, pace UploadPace) *receiver {
+	return &receiver{body: body, hold: hold, rc: http.NewResponseController(w), pace: pace, expect: r.ContentLength}
 }
 
 func (rv *receiver) Read(p []byte) (int, error) {
 	if rv.err != nil {
 		return 0, rv.err
-	}
-	if rv.first.IsZero() {
-		rv.first = time.Now()
 	}
 	bounded := rv.expect < 0 || rv.held < rv.expect
 	if rv.received == rv.held && bounded {
@@ -384,7 +389,7 @@ func (rv *receiver) Read(p []byte) (int, error) {
 			step = min(step, rv.expect-rv.held)
 		}
 		if err := rv.hold(step); err != nil {
-			rv.err = err
+			rv.fail(err)
 			return 0, err
 		}
 		rv.held += step
@@ -393,39 +398,67 @@ func (rv *receiver) Read(p []byte) (int, error) {
 		// No more than the reserved bytes land; past the Content-Length none can.
 		p = p[:room]
 	}
-	rv.pace.setDeadline(rv)
-	n, err := rv.body.Read(p)
-	rv.received += int64(n)
-	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) {
-		rv.err = rv.tooSlow()
-		return n, rv.err
+	if rv.timer == nil && rv.pace.MinRate > 0 {
+		rv.mu.Lock()
+		rv.first = time.Now()
+		rv.timer = time.AfterFunc(time.Until(rv.pace.due(rv.first, 1)), rv.watch)
+		rv.mu.Unlock()
 	}
-	if errors.Is(err, io.EOF) {
-		rv.finish()
+	n, err := rv.body.Read(p)
+	rv.mu.Lock()
+	rv.received += int64(n)
+	late := rv.late
+	rv.mu.Unlock()
+	switch {
+	case late || errors.Is(err, os.ErrDeadlineExceeded):
+		// Cut off by the watchdog (even if these were the last bytes: the deadline
+		// has passed, and net/http would take the connection for gone), or by the
+		// server's read timeout.
+		rv.fail(rv.tooSlow(late))
+		return n, rv.err
+	case err != nil:
+		rv.stop()
 	}
 	return n, err
 }
 
-// Close does nothing: the request's body is net/http's to close.
-func (rv *receiver) Close() error { return nil }
-
-// setDeadline sets the connection's read deadline to when the bytes received so far
-// and one more must have come. A writer that cannot set deadlines (a test's recorder)
-// is left as it is.
-func (pace UploadPace) setDeadline(rv *receiver) {
-	d := rv.limit
-	if pace.MinRate > 0 {
-		byRate := rv.first.Add(pace.Grace + time.Duration(float64(rv.received+1)/float64(pace.MinRate)*float64(time.Second)))
-		if d.IsZero() || byRate.Before(d) {
-			d = byRate
-		}
-	}
-	if d.Equal(rv.deadline) {
+// watch runs when the body received so far stops being enough for the pace: it cuts the
+// body off if nothing more has come, and otherwise waits for when what has come stops
+// being enough.
+func (rv *receiver) watch() {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	if rv.over {
 		return
 	}
-	if err := rv.rc.SetReadDeadline(d); err == nil {
-		rv.deadline = d
+	if wait := time.Until(rv.pace.due(rv.first, rv.received+1)); wait > 0 {
+		rv.timer.Reset(wait)
+		return
 	}
+	rv.late = true
+	_ = rv.rc.SetReadDeadline(time.Now())
+}
+
+// stop ends the watch: the body has been read, or reading it failed.
+func (rv *receiver) stop() {
+	rv.mu.Lock()
+	defer rv.mu.Unlock()
+	rv.over = true
+	if rv.timer != nil {
+		rv.timer.Stop()
+	}
+}
+
+// fail makes err the receiver's sticky error and ends the watch.
+func (rv *receiver) fail(err error) {
+	rv.err = err
+	rv.stop()
+}
+
+// Close ends the watch; the request's body is net/http's to close.
+func (rv *receiver) Close() error {
+	rv.stop()
+	return nil
 }
 
 // unread bounds the wait for a body that a refusal leaves unread: net/http reads and
@@ -438,25 +471,16 @@ func (pace UploadPace) unread(w http.ResponseWriter) {
 	}
 }
 
-// finish puts the connection's read deadline back to the whole request's, once the
-// body has been read: net/http watches the idle connection for the client's going away
-// while the job runs, and a passed deadline would look like that.
-func (rv *receiver) finish() {
-	if rv.deadline.IsZero() || rv.deadline.Equal(rv.limit) {
-		return
-	}
-	if err := rv.rc.SetReadDeadline(rv.limit); err == nil {
-		rv.deadline = rv.limit
-	}
-}
-
-// tooSlow is the error of a body that missed its deadline.
-func (rv *receiver) tooSlow() error {
-	if !rv.limit.IsZero() && !rv.deadline.Before(rv.limit) {
+// tooSlow is the error of a body cut off by the watchdog (late) or the read timeout.
+func (rv *receiver) tooSlow(late bool) error {
+	rv.mu.Lock()
+	first, received := rv.first, rv.received
+	rv.mu.Unlock()
+	if !late {
 		return fault.New(fault.UploadTooSlow, "the upload did not arrive within %s; send it again over a faster connection, or send a smaller image", rv.pace.Limit)
 	}
 	return fault.New(fault.UploadTooSlow, "the upload arrived slower than %s per second (%s in %.1f s) after the first %s; send it again over a faster connection, or send a smaller image",
-		bytesText(rv.pace.MinRate), bytesText(rv.received), time.Since(rv.first).Seconds(), rv.pace.Grace)
+		bytesText(rv.pace.MinRate), bytesText(received), time.Since(first).Seconds(), rv.pace.Grace)
 }
 
 // bytesText writes n bytes for a person: "16 KiB", "1.5 MiB", "300 bytes".

@@ -130,11 +130,9 @@ func (s *Server) vectorize(c *gin.Context) {
 	defer req.Close()
 
 	// The budget is reserved as the body arrives, and the body must keep the pace.
-	body := newReceiver(c.Writer, c.Request, requestBody(c), req.Hold, s.UploadPace, start)
+	body := newReceiver(c.Writer, c.Request, requestBody(c), req.Hold, s.UploadPace)
 	up, err := readUpload(c.Writer, c.Request, body, s.Limits.MaxBytes, s.ImageFiles)
-	if err == nil {
-		body.finish()
-	}
+	body.Close()
 	// The file goes back once the job is over: Trace returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
