@@ -9,13 +9,13 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/tracecraft/tracecraft/host/internal/background"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/output"
 	"github.com/tracecraft/tracecraft/host/internal/vector"
 	"github.com/tracecraft/tracecraft/sdk"
-	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // llms handles GET /llms.txt: a plain-text summary of the service for programs and
@@ -44,7 +44,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("A JSON object with optional keys `preset`, `engine`, `output` (see Output), `background` and one object per engine holding its parameters, e.g. {\"preset\":\"logo\"} or {\"engine\":\"tracecraft\",\"tracecraft\":{\"maxColors\":8}}.")
 	p("Precedence: the preset's parameters, then an explicit engine, then explicit parameters. `preset` and `engine` default to auto: the service measures the image and picks. An explicit engine without a preset runs with that engine's defaults.")
 	p("Validation is strict: unknown keys, wrong JSON types (\"16\" is not 16), out-of-range numbers, non-integers where integers are required and unknown enum values (case-sensitive) are all 400 invalid_settings, with every problem listed in error.details. Parameters of an engine other than the one used are validated, then ignored.")
-	p("- background: keep (default) or remove. remove makes the uniform colour connected to the image border transparent before any engine sees the image, so a logo on a white (or off-white, or gray) box gives no shape over the whole canvas: the colour most of the border shares is the background, and every pixel within %d of it (Euclidean distance of 8-bit sRGB values, enough for JPEG noise) that the border reaches through such pixels becomes transparent. Parts of that colour enclosed by the drawing (the inside of an O) stay. A border of many colours, or one mostly transparent already, is left as it is. Works with every engine, bundled or third-party.", raster.BackgroundTolerance)
+	p("- background: keep (default) or remove. remove makes the uniform colour connected to the image border transparent before any engine sees the image, so a logo on a white (or off-white, or gray) box gives no shape over the whole canvas: the colour most of the border shares is the background, and every pixel within %d of it (Euclidean distance of 8-bit sRGB values, enough for JPEG noise) that the border reaches through such pixels becomes transparent. Parts of that colour enclosed by the drawing (the inside of an O) stay. A border of many colours, or one mostly transparent already, is left as it is. Works with every engine, bundled or third-party.", background.Tolerance)
 	p("")
 	p("## Output")
 	p("The settings key `output` is an object with optional keys `format`, `size` and `quality`, validated like the rest (unknown keys, wrong types and values are 400 invalid_settings).")

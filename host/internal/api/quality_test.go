@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"testing"
 
+	"github.com/tracecraft/tracecraft/host/internal/background"
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/sdk/raster"
 )
@@ -39,7 +40,7 @@ func TestQualityIsAnsweredWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if raster.RemoveBackground(bare) == 0 {
+	if background.Remove(bare) == 0 {
 		t.Fatal("the test's image should have a background to remove")
 	}
 	wantBare := fidelity.Measure(bare, drawn).Round()

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tracecraft/tracecraft/host/internal/background"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk"
-	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // Version is the OpenAPI version of the document.
@@ -377,7 +377,7 @@ func (s Service) settingsSchemas(out obj) {
 	settingsProps["output"] = ref("schemas", "Output")
 	settingsProps["background"] = obj{"type": "string", "enum": settings.BackgroundValues, "default": settings.BackgroundKeep,
 		"description": fmt.Sprintf("remove makes the uniform colour connected to the image border (within %d, Euclidean distance of 8-bit sRGB) "+
-			"transparent before tracing, with every engine; parts of that colour the drawing encloses stay.", raster.BackgroundTolerance)}
+			"transparent before tracing, with every engine; parts of that colour the drawing encloses stay.", background.Tolerance)}
 	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
 		"description": "A named engine and parameter set; auto measures the image and picks one."}
 	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,

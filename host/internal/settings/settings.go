@@ -108,7 +108,7 @@ const (
 	// BackgroundKeep traces the image as it is.
 	BackgroundKeep = "keep"
 	// BackgroundRemove makes the uniform colour connected to the image border transparent
-	// before tracing (see raster.RemoveBackground), so it gives no shape.
+	// before tracing (see background.Remove), so it gives no shape.
 	BackgroundRemove = "remove"
 )
 

@@ -5,13 +5,14 @@ import (
 	"image"
 	"image/png"
 
+	"github.com/tracecraft/tracecraft/host/internal/background"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
 // removeBackground returns the job with its image's background made transparent (see
-// raster.RemoveBackground) when its settings ask for it, and the job itself otherwise.
+// background.Remove) when its settings ask for it, and the job itself otherwise.
 //
 // It runs in the host, before any engine sees the image, so that every engine, of any
 // protocol version and from any author, traces the image without its background: the
@@ -31,7 +32,7 @@ func (s *Service) removeBackground(job Job) (Job, error) {
 	if err != nil {
 		return job, fault.FromSDK(err)
 	}
-	raster.RemoveBackground(img)
+	background.Remove(img)
 	var buf bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&buf, img); err != nil {
@@ -48,5 +49,5 @@ func Prepare(set settings.Settings) func(*image.NRGBA) {
 	if set.Background != settings.BackgroundRemove {
 		return nil
 	}
-	return func(img *image.NRGBA) { raster.RemoveBackground(img) }
+	return func(img *image.NRGBA) { background.Remove(img) }
 }

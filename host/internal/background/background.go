@@ -1,33 +1,36 @@
-package raster
+// Package background finds the uniform background an image is drawn on and makes it
+// transparent, for the background: remove setting. The host does it before any engine
+// sees the image, so it works with every engine.
+package background
 
 import "image"
 
-// BackgroundTolerance is how far a pixel's colour may be from the background colour and
-// still count as background in RemoveBackground: a Euclidean distance between 8-bit sRGB
+// Tolerance is how far a pixel's colour may be from the background colour and
+// still count as background in Remove: a Euclidean distance between 8-bit sRGB
 // triples. 40 takes in the noise JPEG compression leaves in a flat area and the ringing
 // beside sharp edges (up to about 23 per channel), while an anti-aliased edge pixel that
 // is a fifth of a dark shape's colour, or a light gray such as #d3d3d3 next to white
 // (distance 76), stays.
-const BackgroundTolerance = 40
+const Tolerance = 40
 
-// MinBackgroundShare is the share of the image border's pixels that must have the
-// background colour (within BackgroundTolerance) for RemoveBackground to find one: below
+// MinShare is the share of the image border's pixels that must have the
+// background colour (within Tolerance) for Remove to find one: below
 // it the border is not of one uniform colour and nothing is removed.
-const MinBackgroundShare = 0.25
+const MinShare = 0.25
 
-// maxBackgroundCandidates bounds the border pixels tried as the background colour.
-const maxBackgroundCandidates = 256
+// maxCandidates bounds the border pixels tried as the background colour.
+const maxCandidates = 256
 
-// RemoveBackground makes the image's uniform background transparent, in place: the
-// colour most of the border's opaque pixels share (within BackgroundTolerance of one of
+// Remove makes the image's uniform background transparent, in place: the
+// colour most of the border's opaque pixels share (within Tolerance of one of
 // them) is the background, and every opaque pixel of that colour that is connected to
 // the border through such pixels (4-neighbours) becomes fully transparent. Pixels of
 // that colour that the background does not reach, such as the inside of a letter O,
 // stay. It returns the number of pixels made transparent: 0 when the border is mostly
-// transparent already, or has no colour shared by MinBackgroundShare of it.
+// transparent already, or has no colour shared by MinShare of it.
 //
 // The result depends only on the pixels, so the same image always loses the same ones.
-func RemoveBackground(img *image.NRGBA) int {
+func Remove(img *image.NRGBA) int {
 	b := img.Rect
 	w, h := b.Dx(), b.Dy()
 	if w <= 0 || h <= 0 {
@@ -45,7 +48,7 @@ func RemoveBackground(img *image.NRGBA) int {
 		return 0
 	}
 	ref, matches := backgroundColour(img.Pix, opaque)
-	if float64(matches) < MinBackgroundShare*float64(len(border)) {
+	if float64(matches) < MinShare*float64(len(border)) {
 		return 0
 	}
 	isBackground := func(off int) bool {
@@ -54,7 +57,7 @@ func RemoveBackground(img *image.NRGBA) int {
 			return false
 		}
 		dr, dg, db := int(px[0])-ref[0], int(px[1])-ref[1], int(px[2])-ref[2]
-		return dr*dr+dg*dg+db*db <= BackgroundTolerance*BackgroundTolerance
+		return dr*dr+dg*dg+db*db <= Tolerance*Tolerance
 	}
 	seen := make([]bool, w*h)
 	var stack []image.Point
@@ -108,16 +111,16 @@ func borderPixels(w, h int) []image.Point {
 	return ps
 }
 
-// backgroundColour picks, among up to maxBackgroundCandidates of the opaque border
+// backgroundColour picks, among up to maxCandidates of the opaque border
 // pixels at offsets opaque (evenly spaced), the one the most border pixels lie within
-// BackgroundTolerance of (the first on a tie), and returns the mean colour of those
+// Tolerance of (the first on a tie), and returns the mean colour of those
 // pixels and their number.
 func backgroundColour(pix []byte, opaque []int) ([3]int, int) {
 	near := func(a, b int) bool {
 		dr, dg, db := int(pix[a])-int(pix[b]), int(pix[a+1])-int(pix[b+1]), int(pix[a+2])-int(pix[b+2])
-		return dr*dr+dg*dg+db*db <= BackgroundTolerance*BackgroundTolerance
+		return dr*dr+dg*dg+db*db <= Tolerance*Tolerance
 	}
-	step := max(1, len(opaque)/maxBackgroundCandidates)
+	step := max(1, len(opaque)/maxCandidates)
 	best, bestN := -1, 0
 	for i := 0; i < len(opaque); i += step {
 		n := 0

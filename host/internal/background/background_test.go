@@ -1,4 +1,4 @@
-package raster_test
+package background_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"image/jpeg"
 	"testing"
 
+	"github.com/tracecraft/tracecraft/host/internal/background"
 	"github.com/tracecraft/tracecraft/sdk/raster"
 )
 
@@ -42,7 +43,7 @@ func ringLogo(t *testing.T, w, h int, bg color.NRGBA, q int) *image.NRGBA {
 	return out
 }
 
-func TestRemoveBackgroundClearsTheBorderColourButNotEnclosedPartsOfTheSameColour(t *testing.T) {
+func TestRemoveClearsTheBorderColourButNotEnclosedPartsOfTheSameColour(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		bg   color.NRGBA
@@ -55,7 +56,7 @@ func TestRemoveBackgroundClearsTheBorderColourButNotEnclosedPartsOfTheSameColour
 			t.Run(fmt.Sprintf("%s at JPEG quality %d", tt.name, q), func(t *testing.T) {
 				const w, h = 180, 120
 				img := ringLogo(t, w, h, tt.bg, q)
-				removed := raster.RemoveBackground(img)
+				removed := background.Remove(img)
 				if removed < w*h/2 {
 					t.Errorf("quality %d: %d pixels removed, want most of the %d background", q, removed, w*h)
 				}
@@ -76,7 +77,7 @@ func TestRemoveBackgroundClearsTheBorderColourButNotEnclosedPartsOfTheSameColour
 	}
 }
 
-func TestRemoveBackgroundLeavesImagesWithoutAUniformBorder(t *testing.T) {
+func TestRemoveLeavesImagesWithoutAUniformBorder(t *testing.T) {
 	const w, h = 40, 30
 	noisy := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for i := range noisy.Pix {
@@ -97,7 +98,7 @@ func TestRemoveBackgroundLeavesImagesWithoutAUniformBorder(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			before := bytes.Clone(tt.img.Pix)
-			if n := raster.RemoveBackground(tt.img); n != 0 || !bytes.Equal(before, tt.img.Pix) {
+			if n := background.Remove(tt.img); n != 0 || !bytes.Equal(before, tt.img.Pix) {
 				t.Errorf("removed %d pixels, want the image unchanged", n)
 			}
 		})
