@@ -13,17 +13,7 @@ import (
 	"time"
 
 	"golang.org/x/image/draw"
-
-	"github.com/tracecraft/tracecraft/internal/testbin"
 )
-
-// corpusDir returns the bench corpus: $TRACECRAFT_CORPUS, or ../shared/bench/corpus.
-func corpusDir() string {
-	if dir := os.Getenv("TRACECRAFT_CORPUS"); dir != "" {
-		return dir
-	}
-	return filepath.Join(testbin.Root(), "..", "shared", "bench", "corpus")
-}
 
 // photo4MP returns a 4 MP photograph: the corpus's retina photo scaled to 2000 x 2000
 // (Catmull-Rom), else a generated photo-like image.

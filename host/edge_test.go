@@ -247,10 +247,7 @@ func TestPhotoCorpusWireBytes(t *testing.T) {
 	if os.Getenv("TRACECRAFT_MEASURE") == "" {
 		t.Skip("a measurement: set TRACECRAFT_MEASURE=1")
 	}
-	corpus := os.Getenv("TRACECRAFT_CORPUS")
-	if corpus == "" {
-		corpus = filepath.Join(testbin.Root(), "..", "shared", "bench", "corpus")
-	}
+	corpus := corpusDir()
 	files, _ := filepath.Glob(filepath.Join(corpus, "photo", "*.png"))
 	if len(files) == 0 {
 		t.Skipf("no photos in %s", corpus)

@@ -331,3 +331,11 @@ func children(pid int) []int {
 	}
 	return out
 }
+
+// corpusDir returns the bench corpus: $TRACECRAFT_CORPUS, or ../shared/bench/corpus.
+func corpusDir() string {
+	if dir := os.Getenv("TRACECRAFT_CORPUS"); dir != "" {
+		return dir
+	}
+	return filepath.Join(testbin.Root(), "..", "shared", "bench", "corpus")
+}

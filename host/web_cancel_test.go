@@ -19,10 +19,7 @@ import (
 // seconds.
 func bigPhotoFile(t *testing.T) string {
 	t.Helper()
-	corpus := os.Getenv("TRACECRAFT_CORPUS")
-	if corpus == "" {
-		corpus = filepath.Join(testbin.Root(), "..", "shared", "bench", "corpus")
-	}
+	corpus := corpusDir()
 	path := filepath.Join(corpus, "photo", "skimage-hubble.png")
 	if _, err := os.Stat(path); err == nil {
 		return path

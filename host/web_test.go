@@ -91,10 +91,7 @@ func screenshotsDir(t *testing.T) string {
 // absent.
 func logoFile(t *testing.T) string {
 	t.Helper()
-	corpus := os.Getenv("TRACECRAFT_CORPUS")
-	if corpus == "" {
-		corpus = filepath.Join(testbin.Root(), "..", "shared", "bench", "corpus")
-	}
+	corpus := corpusDir()
 	path := filepath.Join(corpus, "logo", "twemoji-1f1fa-1f1f8-flag-us.png")
 	if _, err := os.Stat(path); err == nil {
 		return path

@@ -43,19 +43,6 @@ func Threshold(img *image.NRGBA, threshold float64) *Bitmap {
 }
 
 // isBlack reports whether a pixel composited over white has a luma below threshold.
-// The explicit float64 conversions keep the compiler from fusing multiply-adds, which
-// would round differently from the bench's JavaScript.
 func isBlack(r, g, b, a uint8, threshold float64) bool {
-	var cr, cg, cb float64
-	if a == 255 {
-		cr, cg, cb = float64(r), float64(g), float64(b)
-	} else {
-		al := float64(a) / 255
-		bg := float64(255 * (1 - al))
-		cr = float64(float32(float64(float64(r)*al) + bg))
-		cg = float64(float32(float64(float64(g)*al) + bg))
-		cb = float64(float32(float64(float64(b)*al) + bg))
-	}
-	luma := float64(float64(0.299*cr)+float64(0.587*cg)) + float64(0.114*cb)
-	return luma < threshold
+	return luma(r, g, b, a) < threshold
 }
