@@ -171,3 +171,34 @@ func TestAKeysShareFreesWhenItsWaitingJobStarts(t *testing.T) {
 		}
 	}
 }
+
+// TestNextFinishIsWhenTheFirstRunningJobEnds: with no job running there is nothing to
+// forecast; with jobs forecast at 4 s running, the first ends in 4 s (5 with the margin),
+// and 3 s later in 1 s (2 with the margin, rounded up).
+func TestNextFinishIsWhenTheFirstRunningJobEnds(t *testing.T) {
+	c := &clock{now: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
+	l := New(Config{Name: "public", Workers: 2, Capacity: 3, InitialJobTime: 4 * time.Second, Cores: 1, Now: c.Now})
+	defer l.Close()
+	if secs, ok := l.NextFinish(); ok {
+		t.Errorf("an idle lane: %d s, want none", secs)
+	}
+	g := newGate()
+	var errs []chan error
+	for range 2 {
+		errs = append(errs, submit(l, context.Background(), "", g.job("")))
+	}
+	waitStats(t, l, 2, 0)
+	if secs, ok := l.NextFinish(); !ok || secs != 5 {
+		t.Errorf("two jobs just started: %d s (%v), want 5", secs, ok)
+	}
+	c.advance(3 * time.Second)
+	if secs, ok := l.NextFinish(); !ok || secs != 2 {
+		t.Errorf("3 s later: %d s (%v), want 2", secs, ok)
+	}
+	close(g.release)
+	for _, ch := range errs {
+		if err := <-ch; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

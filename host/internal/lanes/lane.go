@@ -240,6 +240,23 @@ func (l *Lane) forecast(key string, perKey bool, now time.Time) time.Duration {
 	return scale(last + round*time.Duration(want-seen+1))
 }
 
+// NextFinish forecasts in how many whole seconds (as a Retry-After header gives them)
+// the first of the lane's running jobs finishes, with the forecast's margin, and reports
+// false when none runs. A finished job's request gives back the upload memory it held,
+// so the host tells a client refused for a spent upload budget to come back then.
+func (l *Lane) NextFinish() (int, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.cfg.Now()
+	first, found := time.Duration(0), false
+	for j := range l.running {
+		if d := remaining(j.predicted, now.Sub(j.started)); !found || d < first {
+			first, found = d, true
+		}
+	}
+	return seconds(scale(first)), found
+}
+
 // scale adds the forecast's margin to a wait.
 func scale(wait time.Duration) time.Duration { return time.Duration(float64(wait) * margin) }
 

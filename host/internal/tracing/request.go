@@ -104,9 +104,22 @@ func (r *Request) Hold(n int64) error {
 	return nil
 }
 
-// budgetSpent is the refusal of a request the upload budget cannot hold.
+// budgetSpent is the refusal of a request the upload budget cannot hold. Its
+// Retry-After is when the first running job of either lane is forecast to finish, for
+// its request then gives its upload memory back; 1 s when no job runs (the budget is
+// then held by uploads still arriving, which the minimum upload rate keeps short).
 func (r *Request) budgetSpent() error {
-	e := lanes.Full(r.laneName, 1, false)
+	secs := 0
+	for _, l := range []*lanes.Lane{r.s.Public, r.s.Keyed} {
+		if l == nil {
+			continue
+		}
+		if s, ok := l.NextFinish(); ok && (secs == 0 || s < secs) {
+			secs = s
+		}
+	}
+	secs = max(secs, 1)
+	e := lanes.Full(r.laneName, secs, false)
 	e.Message = "the service holds as many uploaded bytes as it may at once; retry after the number of seconds in the Retry-After header"
 	e.Err = fmt.Errorf("lane %s: the upload memory budget is spent", r.laneName)
 	return e

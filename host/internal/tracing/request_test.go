@@ -421,3 +421,32 @@ func TestTraceRunsThenInTheJob(t *testing.T) {
 		t.Errorf("a then past the time limit gave %v, want job_timeout", err)
 	}
 }
+
+// TestASpentBudgetIsRetriedWhenTheFirstRunningJobEnds: a request refused for a spent
+// upload budget is told to come back when the first running job is forecast to end (its
+// request then gives its upload memory back): 8 s, 10 with the forecast's margin.
+func TestASpentBudgetIsRetriedWhenTheFirstRunningJobEnds(t *testing.T) {
+	s := newService(t, &fakeEngines{}, 100, &fakeLedger{})
+	s.Public = lanes.New(lanes.Config{Name: "public", Workers: 1, Capacity: 1, InitialJobTime: 8 * time.Second, Cores: 1})
+	t.Cleanup(s.Public.Close)
+	started, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Public.Do(context.Background(), lanes.Job{}, func(context.Context) { close(started); <-release })
+		done <- err
+	}()
+	<-started
+	first := s.Begin(Caller{})
+	if err := first.Hold(100); err != nil {
+		t.Fatal(err)
+	}
+	var fe *fault.Error
+	if err := s.Begin(Caller{}).Hold(1); !errors.As(err, &fe) || fe.Code != fault.QueueFull || fe.RetryAfter != 10 {
+		t.Errorf("over budget with a job of 8 s running: got %v, want queue_full with RetryAfter 10", err)
+	}
+	first.Close()
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
