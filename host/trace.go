@@ -121,7 +121,7 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		in.res, in.outSize = &res, len(file.Data)
 		if set.Output.Quality {
-			score, err := fidelity.ScoreFile(ctx, image, c.maxPixels, tracing.Prepare(set), res.SVG)
+			score, err := fidelity.ScoreFile(ctx, res.Traced, c.maxPixels, res.SVG)
 			if err != nil {
 				return describe(in.name, err)
 			}

@@ -11,7 +11,6 @@ import (
 	"github.com/tracecraft/tracecraft/host/internal/fault"
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/output"
-	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 )
 
@@ -76,8 +75,8 @@ const QualityHeader = "X-Tracecraft-Quality"
 // background removed when the settings ask for that). The host decodes pixels for it
 // only when a client asks for the score, and only an image the engine has already
 // decoded and traced (so within the pixel limit, and not one that breaks a decoder).
-func qualityOf(ctx context.Context, image []byte, maxPixels int64, set settings.Settings, svg []byte) (*fidelity.Score, error) {
-	s, err := fidelity.ScoreFile(ctx, image, maxPixels, tracing.Prepare(set), svg)
+func qualityOf(ctx context.Context, traced []byte, maxPixels int64, svg []byte) (*fidelity.Score, error) {
+	s, err := fidelity.ScoreFile(ctx, traced, maxPixels, svg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

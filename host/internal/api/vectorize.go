@@ -170,7 +170,7 @@ func (s *Server) vectorize(c *gin.Context) {
 			return err
 		}
 		started := time.Now()
-		score, err = qualityOf(jobCtx, job.Image, s.Limits.MaxPixels, job.Settings, res.SVG)
+		score, err = qualityOf(jobCtx, res.Traced, s.Limits.MaxPixels, res.SVG)
 		scoring = time.Since(started)
 		return err
 	})

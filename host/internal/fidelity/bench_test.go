@@ -46,7 +46,7 @@ func BenchmarkScore(b *testing.B) {
 			b.ReportAllocs()
 			cpu0 := cpuTime()
 			for b.Loop() {
-				if _, err := fidelity.ScoreFile(context.Background(), data, 0, nil, svg); err != nil {
+				if _, err := fidelity.ScoreFile(context.Background(), data, 0, svg); err != nil {
 					b.Fatal(err)
 				}
 			}

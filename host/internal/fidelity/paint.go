@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"cmp"
 	"context"
 	"image"
 	"image/color"
@@ -127,15 +128,7 @@ func (p *painter) fill(polys []poly, evenOdd bool, c color.NRGBA) {
 	if len(p.edges) == 0 {
 		return
 	}
-	slices.SortFunc(p.edges, func(a, b edge) int {
-		switch {
-		case a.y0 < b.y0:
-			return -1
-		case a.y0 > b.y0:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(p.edges, func(a, b edge) int { return cmp.Compare(a.y0, b.y0) })
 	ymax := math.Inf(-1)
 	for _, e := range p.edges {
 		ymax = math.Max(ymax, e.y1)
@@ -168,15 +161,7 @@ func (p *painter) fill(polys []poly, evenOdd bool, c color.NRGBA) {
 			}
 		}
 		p.active = keep
-		slices.SortFunc(p.cross, func(a, b crossing) int {
-			switch {
-			case a.x < b.x:
-				return -1
-			case a.x > b.x:
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(p.cross, func(a, b crossing) int { return cmp.Compare(a.x, b.x) })
 		wind := 0
 		for k := 0; k+1 < len(p.cross); k++ {
 			wind += p.cross[k].dir

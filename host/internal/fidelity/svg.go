@@ -52,16 +52,13 @@ func ScoreSVG(ctx context.Context, ref image.Image, svg []byte) (Score, error) {
 }
 
 // ScoreFile decodes the image file data as engines do (sdk/raster: upright, at most
-// maxPixels pixels), applies prepare to it when given (the change the engine's image had,
-// such as a removed background), and scores the SVG traced from it against it (see
-// ScoreSVG).
-func ScoreFile(ctx context.Context, data []byte, maxPixels int64, prepare func(*image.NRGBA), svg []byte) (Score, error) {
+// maxPixels pixels) and scores the SVG traced from it against it (see ScoreSVG). data is
+// the file the engine traced (tracing.Result.Traced), so a removed background is
+// compared as removed.
+func ScoreFile(ctx context.Context, data []byte, maxPixels int64, svg []byte) (Score, error) {
 	ref, _, err := raster.Decode(data, maxPixels)
 	if err != nil {
 		return Score{}, fmt.Errorf("decoding the image: %w", err)
-	}
-	if prepare != nil {
-		prepare(ref)
 	}
 	return ScoreSVG(ctx, ref, svg)
 }

@@ -2,7 +2,6 @@ package tracing
 
 import (
 	"bytes"
-	"image"
 	"image/png"
 
 	"github.com/tracecraft/tracecraft/host/internal/background"
@@ -40,14 +39,4 @@ func (s *Service) removeBackground(job Job) (Job, error) {
 	}
 	job.Image, job.File = buf.Bytes(), nil
 	return job, nil
-}
-
-// Prepare returns what tracing does to the decoded image under the settings before an
-// engine sees it, for the quality score to compare the trace with the same image: the
-// background removed when asked; nil when nothing is done.
-func Prepare(set settings.Settings) func(*image.NRGBA) {
-	if set.Background != settings.BackgroundRemove {
-		return nil
-	}
-	return func(img *image.NRGBA) { background.Remove(img) }
 }

@@ -88,6 +88,10 @@ type Result struct {
 	Params map[string]any
 	// Analyze, Decode and Trace time the measurement and the plugin's own work.
 	Analyze, Decode, Trace time.Duration
+	// Traced is the image file the engine traced: the upload, or, with background:
+	// remove, the PNG of the upload without its background. The quality score compares
+	// the trace with it.
+	Traced []byte
 }
 
 // Job is one image to trace, checked and with its settings validated.
@@ -119,6 +123,7 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 		return res, err
 	}
 	image, file, set, cat := job.Image, job.File, job.Settings, job.Catalog
+	res.Traced = image
 	var r settings.Resolved
 	var out engines.Result
 	if set.NeedsAnalysis() {
