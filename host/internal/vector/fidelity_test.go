@@ -174,9 +174,15 @@ func loadPNG(path string) (*image.NRGBA, error) {
 	return out, nil
 }
 
+// tracer returns what traces an image with e at its defaults.
 func tracer[P any](e sdk.Engine[P]) func(*image.NRGBA) ([]byte, error) {
+	return tracerWith(e, map[string]any{})
+}
+
+// tracerWith returns what traces an image with e and the parameters settings.
+func tracerWith[P any](e sdk.Engine[P], settings map[string]any) func(*image.NRGBA) ([]byte, error) {
 	return func(img *image.NRGBA) ([]byte, error) {
-		params, err := sdk.Decode[P](map[string]any{})
+		params, err := sdk.Decode[P](settings)
 		if err != nil {
 			return nil, err
 		}
