@@ -32,18 +32,41 @@ import (
 // resvg's render of the SVG; DXF read back by ezdxf. make fidelity-tools installs them
 // (make test runs it); a missing tool skips the tests, and fails them under CI=1.
 //
-// By default they run on the first image of each bench corpus category (make test);
-// TRACECRAFT_FIDELITY=all runs every corpus image. TRACECRAFT_FIDELITY_OUT=DIR keeps
+// By default (make test) PNG, and PDF and EPS under the first reader, are checked on
+// every bench corpus image, the 4x reader and DXF on the first image of each category;
+// TRACECRAFT_FIDELITY=all checks everything on every image. TRACECRAFT_FIDELITY_OUT=DIR keeps
 // each SVG, resvg's render, our PNG, the PDF and EPS and Ghostscript's renders there as
 // DIR/ENGINE-CATEGORY-NAME.*, to be looked at.
 
 // MinSSIM is the fidelity target of every format against resvg's render of the SVG.
 const MinSSIM = 0.99
 
-// superSample is the factor Ghostscript renders at before the box filter brings the
-// render back to the image's pixels: its anti-aliasing (4 bits) alone is coarser than
-// resvg's exact coverage.
+// Ghostscript fills by PostScript's rule for printers, every pixel a shape touches,
+// even inside its anti-aliasing buffer (its "fill adjust"), which fattens every shape
+// by a fraction of a pixel and darkens a photo's thousands of edges. Two reader settings
+// are checked; readers lists them.
+//
+// superSample is the factor Ghostscript renders at, in the second, before the box
+// filter brings the render back to the image's pixels.
 const superSample = 4
+
+// reader is a way to render a PDF or EPS file with Ghostscript.
+type reader struct {
+	name string
+	// args are Ghostscript's options besides the device, output and page size.
+	args []string
+	// down is the box filter's factor back to the image's pixels.
+	down int
+}
+
+// readers are the Ghostscript settings the fidelity test renders with: at the image's
+// resolution, anti-aliased, with the fill adjust off (what previews made with
+// Ghostscript use; cups-filters does the same); and at 4x with the default fill adjust,
+// box-filtered down, which is what rendering big and downscaling gives.
+var readers = []reader{
+	{"gs", []string{"-r96", "-dGraphicsAlphaBits=4", "-dTextAlphaBits=4", "-c", "0 0 .setfilladjust2", "-f"}, 1},
+	{"gs 4x", []string{"-r" + strconv.Itoa(96*superSample), "-dGraphicsAlphaBits=4", "-dTextAlphaBits=4"}, superSample},
+}
 
 // tool returns the path of a tool the fidelity tests need, skipping the test (failing
 // under CI) when it is missing.
@@ -98,6 +121,9 @@ type traced struct {
 	engine, name string
 	svg          []byte
 	w, h         int
+	// full marks the traces every check runs on (the first image of each category, or
+	// all with TRACECRAFT_FIDELITY=all); the others get the quick checks.
+	full bool
 }
 
 var (
@@ -123,19 +149,13 @@ func traceCorpus(t *testing.T) []traced {
 func traceAll(corpus string) ([]traced, string) {
 	paths, _ := filepath.Glob(filepath.Join(corpus, "*", "*.png"))
 	sort.Strings(paths)
-	if os.Getenv("TRACECRAFT_FIDELITY") != "all" {
-		seen := map[string]bool{}
-		var first []string
-		for _, p := range paths {
-			if cat := filepath.Base(filepath.Dir(p)); !seen[cat] {
-				seen[cat] = true
-				first = append(first, p)
-			}
-		}
-		paths = first
-	}
+	all := os.Getenv("TRACECRAFT_FIDELITY") == "all"
+	seen := map[string]bool{}
 	var out []traced
 	for _, p := range paths {
+		cat := filepath.Base(filepath.Dir(p))
+		full := all || !seen[cat]
+		seen[cat] = true
 		img, err := loadPNG(p)
 		if err != nil {
 			return nil, err.Error()
@@ -153,7 +173,7 @@ func traceAll(corpus string) ([]traced, string) {
 			if err != nil {
 				return nil, fmt.Sprintf("%s on %s: %v", e.name, name, err)
 			}
-			out = append(out, traced{e.name, name, svg, img.Bounds().Dx(), img.Bounds().Dy()})
+			out = append(out, traced{e.name, name, svg, img.Bounds().Dx(), img.Bounds().Dy(), full})
 		}
 	}
 	return out, ""
@@ -229,12 +249,19 @@ func TestFormatsRenderLikeTheSVG(t *testing.T) {
 		t.Fatalf("resvg: %v\n%s", err, out)
 	}
 
-	formats := []string{"pdf", "eps", "png"}
-	if gsErr != nil {
-		formats = []string{"png"}
+	// The columns: PDF and EPS under each reader, then PNG.
+	var formats []string
+	if gsErr == nil {
+		for _, r := range readers {
+			formats = append(formats, "pdf ("+r.name+")", "eps ("+r.name+")")
+		}
 	}
+	formats = append(formats, "png")
 	var table []string
-	worst := map[string]float64{"pdf": 1, "eps": 1, "png": 1}
+	worst := map[string]float64{}
+	for _, f := range formats {
+		worst[f] = 1
+	}
 	for i, it := range items {
 		b := base(i)
 		ref := readPNG(t, b+".resvg.png")
@@ -242,9 +269,9 @@ func TestFormatsRenderLikeTheSVG(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s: %v", it.engine, it.name, err)
 		}
-		ssim := map[string]float64{"pdf": math.NaN(), "eps": math.NaN()}
+		ssim := map[string]float64{}
 		if gsErr == nil {
-			ssim["pdf"], ssim["eps"] = pageSSIM(t, gs, b, doc, ref, it.w, it.h)
+			pageSSIM(t, gs, b, doc, ref, it.w, it.h, it.full, ssim)
 		}
 		var pngData bytes.Buffer
 		if err := vector.WritePNG(context.Background(), &pngData, doc, it.w, it.h); err != nil {
@@ -258,25 +285,35 @@ func TestFormatsRenderLikeTheSVG(t *testing.T) {
 			t.Fatalf("%s %s: our PNG does not decode: %v", it.engine, it.name, err)
 		}
 		ssim["png"] = compare(t, ref, decoded)
+		row := "| " + it.engine + " | " + it.name + " |"
 		for _, f := range formats {
+			if math.IsNaN(ssim[f]) {
+				row += " – |"
+				continue
+			}
 			worst[f] = math.Min(worst[f], ssim[f])
 			if ssim[f] < MinSSIM {
 				t.Errorf("%s %s as %s: SSIM %.4f against resvg, want at least %g", it.engine, it.name, f, ssim[f], MinSSIM)
 			}
+			row += fmt.Sprintf(" %.4f |", ssim[f])
 		}
-		table = append(table, fmt.Sprintf("| %s | %s | %.4f | %.4f | %.4f |", it.engine, it.name, ssim["pdf"], ssim["eps"], ssim["png"]))
+		table = append(table, row)
 	}
-	t.Logf("SSIM against resvg (luma, 11x11 Gaussian window):\n| engine | image | pdf (gs) | eps (gs) | png |\n|---|---|---|---|---|\n%s\nworst: pdf %.4f, eps %.4f, png %.4f",
-		strings.Join(table, "\n"), worst["pdf"], worst["eps"], worst["png"])
+	head := "| engine | image | " + strings.Join(formats, " | ") + " |\n|---|---|" + strings.Repeat("---|", len(formats))
+	var low []string
+	for _, f := range formats {
+		low = append(low, fmt.Sprintf("%s %.4f", f, worst[f]))
+	}
+	t.Logf("SSIM against resvg (luma, 11x11 Gaussian window):\n%s\n%s\nworst: %s", head, strings.Join(table, "\n"), strings.Join(low, ", "))
 	if gsErr != nil {
 		missing(t, "gs is not installed (make fidelity-tools installs it): PDF and EPS were not checked")
 	}
 }
 
 // pageSSIM writes the document as PDF and EPS files at base.pdf and base.eps, a w x h
-// pixel image's size in points at 96 dpi, renders each with Ghostscript and returns
-// their SSIM against ref.
-func pageSSIM(t *testing.T, gs, base string, doc *vector.Document, ref image.Image, w, h int) (pdfSSIM, epsSSIM float64) {
+// pixel image's size in points at 96 dpi, renders each with Ghostscript under each
+// reader setting and puts their SSIM against ref in ssim, keyed "pdf (reader)".
+func pageSSIM(t *testing.T, gs, base string, doc *vector.Document, ref image.Image, w, h int, full bool, ssim map[string]float64) {
 	wPt, hPt := float64(w)*0.75, float64(h)*0.75
 	var pdf, eps bytes.Buffer
 	if err := vector.WritePDF(&pdf, doc, wPt, hPt); err != nil {
@@ -287,17 +324,22 @@ func pageSSIM(t *testing.T, gs, base string, doc *vector.Document, ref image.Ima
 	}
 	os.WriteFile(base+".pdf", pdf.Bytes(), 0o644)
 	os.WriteFile(base+".eps", eps.Bytes(), 0o644)
-	res := strconv.Itoa(96 * superSample)
-	pdfSSIM = compare(t, ref, boxDown(ghostscript(t, gs, base+".pdf", "-r"+res), superSample))
-	epsSSIM = compare(t, ref, boxDown(ghostscript(t, gs, base+".eps", "-r"+res,
-		"-dDEVICEWIDTHPOINTS="+strconv.FormatFloat(wPt, 'f', -1, 64), "-dDEVICEHEIGHTPOINTS="+strconv.FormatFloat(hPt, 'f', -1, 64), "-dFIXEDMEDIA"), superSample))
-	return pdfSSIM, epsSSIM
+	// An EPS has no page: the page is its bounding box.
+	page := []string{"-dDEVICEWIDTHPOINTS=" + strconv.FormatFloat(wPt, 'f', -1, 64), "-dDEVICEHEIGHTPOINTS=" + strconv.FormatFloat(hPt, 'f', -1, 64), "-dFIXEDMEDIA"}
+	for k, r := range readers {
+		if k > 0 && !full {
+			ssim["pdf ("+r.name+")"], ssim["eps ("+r.name+")"] = math.NaN(), math.NaN()
+			continue
+		}
+		out := base + ".gs" + strconv.Itoa(k+1)
+		ssim["pdf ("+r.name+")"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".pdf", out+".pdf.png", r.args...), r.down))
+		ssim["eps ("+r.name+")"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".eps", out+".eps.png", append(page, r.args...)...), r.down))
+	}
 }
 
-// ghostscript renders the first page of a PDF or EPS file with extra options and
-// returns the image.
-func ghostscript(t *testing.T, gs, file string, opts ...string) image.Image {
-	out := file + ".gs.png"
+// ghostscript renders the first page of a PDF or EPS file with extra options into the
+// PNG file out and returns the image.
+func ghostscript(t *testing.T, gs, file, out string, opts ...string) image.Image {
 	args := append([]string{"-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=png16m", "-dGraphicsAlphaBits=4", "-o", out}, opts...)
 	if msg, err := exec.Command(gs, append(args, file)...).CombinedOutput(); err != nil {
 		t.Fatalf("gs %s: %v\n%s", file, err, msg)
@@ -320,6 +362,9 @@ func readPNG(t *testing.T, file string) image.Image {
 
 // boxDown shrinks img by an integer factor, averaging each k x k block.
 func boxDown(img image.Image, k int) image.Image {
+	if k == 1 {
+		return img
+	}
 	b := img.Bounds()
 	w, h := b.Dx()/k, b.Dy()/k
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -481,6 +526,9 @@ func TestDXFReadsBackLikeTheSVG(t *testing.T) {
 	dir := t.TempDir()
 	var table []string
 	for i, it := range traceCorpus(t) {
+		if !it.full {
+			continue
+		}
 		doc, err := vector.Parse(it.svg)
 		if err != nil {
 			t.Fatal(err)
@@ -616,7 +664,7 @@ func TestReadersMeasureTheSize(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.pdf"), pdf.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.eps"), eps.Bytes(), 0o644)
 	for _, f := range []string{"a.pdf", "a.eps"} {
-		r := ghostscript(t, gs, filepath.Join(dir, f), "-r254", "-dEPSCrop")
+		r := ghostscript(t, gs, filepath.Join(dir, f), filepath.Join(dir, f+".png"), "-r254", "-dEPSCrop")
 		w, h := r.Bounds().Dx(), r.Bounds().Dy()
 		// EPS bounding boxes are whole points: up to 1 pt (3.5 px at 254 dpi) more.
 		slack := 1
