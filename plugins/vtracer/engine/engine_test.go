@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -102,6 +103,12 @@ func TestPresets(t *testing.T) {
 				CornerThreshold: 10, LengthThreshold: 3.5, MaxIterations: 10, SpliceThreshold: 180, PathPrecision: 1}},
 		{"pixel mode", map[string]any{"mode": "pixel"},
 			func() trace.Options { o := def; o.Mode = trace.Pixel; return o }()},
+		{"a palette, opaque", map[string]any{"palette": []any{"navy", "#ff000080"}},
+			func() trace.Options {
+				o := def
+				o.Palette = []color.NRGBA{{0, 0, 128, 255}, {255, 0, 0, 255}}
+				return o
+			}()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +116,7 @@ func TestPresets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Options = %+v\nwant      %+v", got, tt.want)
 			}
 		})
