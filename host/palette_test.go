@@ -72,7 +72,7 @@ func TestAPaletteReachesTheEngineAndBadColoursAreEachNamed(t *testing.T) {
 		want           []string
 	}{
 		{"every bad item by its index", `{"tracecraft":{"palette":["red","reddish","#FF0000",3]},"potrace2":{"palette":"red"}}`,
-			[]string{"potrace2.palette", "tracecraft.palette[1]", "tracecraft.palette[2]", "tracecraft.palette[3]"}},
+			[]string{"tracecraft.palette[1]", "tracecraft.palette[2]", "tracecraft.palette[3]", "potrace2.palette"}},
 		{"more than 256 colours", `{"tracecraft2":{"palette":` + string(tooMany) + `}}`, []string{"tracecraft2.palette"}},
 		{"an array for a number", `{"tracecraft":{"maxColors":[4]}}`, []string{"tracecraft.maxColors"}},
 	}
