@@ -57,6 +57,7 @@ func TestDescriptor(t *testing.T) {
 		{"segmentLength", sdk.Number, 3.5, 10, "", 4.0, "max segment length before subdivision"},
 		{"spliceThreshold", sdk.Number, 0, 180, "", 45.0, "angle threshold for splicing"},
 		{"pathPrecision", sdk.Number, 1, 8, "", 8.0, "decimal precision for path coordinates"},
+		{"palette", sdk.List, 0, 0, "", nil, "the only colours the output may use"},
 	}
 	if len(d.Params) != len(want) {
 		t.Fatalf("%d parameters, want %d", len(d.Params), len(want))
