@@ -130,6 +130,16 @@ func paramSummary(p sdk.Param) string {
 			kind = "CSS colour"
 		}
 		parts = append(parts, kind)
+	case sdk.List:
+		kind := "strings"
+		if p.Format == sdk.FormatColor {
+			kind = "CSS colours"
+		}
+		items := p.MaxItems
+		if items == 0 {
+			items = sdk.DefaultMaxItems
+		}
+		parts = append(parts, fmt.Sprintf("array of at most %d %s, none repeated, default none", items, kind))
 	}
 	if p.Default != nil {
 		parts = append(parts, fmt.Sprintf("default %v", p.Default))
