@@ -157,6 +157,11 @@ type edgeState struct {
 	// they are too alike for coverage to mean anything, or one side is outside.
 	left, right [4]float32
 	measurable  bool
+	// diff is left - right, diff2 its squared length and minAlpha the alpha below
+	// which a pixel is read as a seam: what coverage needs, worked out once per edge.
+	diff     [4]float32
+	diff2    float32
+	minAlpha float32
 	// tolScale multiplies the fit tolerance: a boundary between similar colours
 	// may stray further for the same visible error.
 	tolScale float64
@@ -245,8 +250,8 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 	pm, rm := seg.Planar, seg.Regions
 	w := rm.Width
 	states := make([]edgeState, len(pm.Edges))
-	imagePremul := func(i int32) [4]float32 {
-		o := int(i%int32(w))*4 + int(i/int32(w))*img.Stride
+	imagePremul := func(x, y int) [4]float32 {
+		o := x*4 + y*img.Stride
 		a := float32(img.Pix[o+3])
 		return [4]float32{float32(img.Pix[o]) * a / 255, float32(img.Pix[o+1]) * a / 255, float32(img.Pix[o+2]) * a / 255, a}
 	}
@@ -257,6 +262,7 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 			e := &pm.Edges[ei]
 			st := &states[ei]
 			st.left, st.right = res.premul(e.Left), res.premul(e.Right)
+			st.prepare()
 			contrast := dist(st.left, st.right)
 			st.measurable = e.Left >= 0 && e.Right >= 0 && contrast >= minContrast
 			st.tolScale = 1
@@ -276,17 +282,22 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 					continue
 				}
 				nx, ny := int(-dy), int(dx)
+				// The target sums the window's coverages in the order of win.
 				c.win[0] = int32(ly*w + lx)
 				c.nLeft = 1
+				target := st.coverage(imagePremul(lx, ly))
 				if x2, y2 := lx-nx, ly-ny; rm.At(x2, y2) == e.Left {
 					c.win[1] = int32(y2*w + x2)
 					c.nLeft = 2
+					target += st.coverage(imagePremul(x2, y2))
 				}
 				c.win[2] = int32(ry*w + rx)
+				target += st.coverage(imagePremul(rx, ry))
 				if x2, y2 := rx+nx, ry+ny; rm.At(x2, y2) == e.Right {
 					c.win[3] = int32(y2*w + x2)
+					target += st.coverage(imagePremul(x2, y2))
 				}
-				c.target = st.mass(c, imagePremul)
+				c.target = target
 				c.offset = c.target - float32(c.nLeft)
 			}
 			if st.measurable {
@@ -343,16 +354,12 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 			paths, segs = res.RegionPaths(reg, paths[:0], segs[:0])
 			canvas.Add(paths, rm.Regions[reg].Bounds.Inset(-2), res.premul(int32(reg)))
 		}
-		rendered := func(i int32) [4]float32 {
-			p := canvas.Pix[4*i : 4*i+4]
-			return [4]float32{p[0], p[1], p[2], p[3]}
-		}
 		if len(diffs) < parallel.Workers(len(f.states), edgeGrain) {
 			diffs = make([][]float32, parallel.Workers(len(f.states), edgeGrain))
 		}
 		err := parallel.For(ctx, len(f.states), edgeGrain, func(worker, lo, hi int) {
 			for ei := lo; ei < hi; ei++ {
-				if f.states[ei].measurable && f.states[ei].correct(rendered, &diffs[worker]) {
+				if f.states[ei].measurable && f.states[ei].correct(canvas.Pix, &diffs[worker]) {
 					f.dirty[ei] = true
 				}
 			}
@@ -461,15 +468,15 @@ const (
 	tightening  = 0.5
 )
 
-// correct compares the edge's cracks in the render (read with px) with the input and,
-// when the edge is off, moves its samples and tightens its fit. It reports whether it
-// changed anything.
-func (st *edgeState) correct(px func(int32) [4]float32, diff *[]float32) bool {
+// correct compares the edge's cracks in the render (premultiplied RGBA, 4 floats a
+// pixel) with the input and, when the edge is off, moves its samples and tightens its
+// fit. It reports whether it changed anything.
+func (st *edgeState) correct(render []float32, diff *[]float32) bool {
 	n := len(st.cracks)
 	d := (*diff)[:0]
 	for i := range st.cracks {
 		c := &st.cracks[i]
-		d = append(d, c.target-st.mass(c, px))
+		d = append(d, c.target-st.mass(c, render))
 	}
 	*diff = d
 	var total float32
@@ -509,35 +516,43 @@ func abs32(v float32) float32 {
 	return v
 }
 
-// mass sums the left region's coverage over the crack's window, reading pixel colours
-// (premultiplied) with px.
-func (st *edgeState) mass(c *crack, px func(int32) [4]float32) float32 {
-	var d [4]float32
-	var dd float32
-	for k := range d {
-		d[k] = st.left[k] - st.right[k]
-		dd += d[k] * d[k]
+// prepare works out what coverage needs from the edge's side colours.
+func (st *edgeState) prepare() {
+	st.diff2 = 0
+	for k := range st.diff {
+		st.diff[k] = st.left[k] - st.right[k]
+		st.diff2 += st.diff[k] * st.diff[k]
 	}
-	minAlpha := min(st.left[3], st.right[3]) - seamAlpha
+	st.minAlpha = min(st.left[3], st.right[3]) - seamAlpha
+}
+
+// mass sums the left region's coverage over the crack's window in render, premultiplied
+// RGBA with 4 floats a pixel.
+func (st *edgeState) mass(c *crack, render []float32) float32 {
 	var sum float32
 	for _, i := range c.win {
 		if i < 0 {
 			continue
 		}
-		p := px(i)
-		if p[3] < minAlpha {
-			if t, ok := seamCoverage(p, st.left, st.right); ok {
-				sum += t
-				continue
-			}
-		}
-		var t float32
-		for k := range p {
-			t += (p[k] - st.right[k]) * d[k]
-		}
-		sum += max(0, min(1, t/dd))
+		p := render[4*i : 4*i+4 : 4*i+4]
+		sum += st.coverage([4]float32{p[0], p[1], p[2], p[3]})
 	}
 	return sum
+}
+
+// coverage returns the left region's coverage of a pixel of premultiplied colour p: its
+// projection onto the line from the right colour to the left one, or its seam share.
+func (st *edgeState) coverage(p [4]float32) float32 {
+	if p[3] < st.minAlpha {
+		if t, ok := seamCoverage(p, st.left, st.right); ok {
+			return t
+		}
+	}
+	var t float32
+	for k := range p {
+		t += (p[k] - st.right[k]) * st.diff[k]
+	}
+	return max(0, min(1, t/st.diff2))
 }
 
 // seamAlpha is how much more transparent than both regions a pixel must be to count as
