@@ -495,19 +495,25 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 			caches[worker] = cache
 		}
 		for y := y0; y < y1; y++ {
-			row := img.Pix[y*img.Stride:]
-			for x := 0; x < w; x++ {
+			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			index := res.Index[y*w : (y+1)*w]
+			// A run of one colour (most of a flat image) looks its colour up once.
+			lastKey, lastIdx := uint32(0), int16(Transparent)
+			for x := range index {
 				r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
 				if a < 128 {
-					res.Index[y*w+x] = Transparent
+					index[x] = Transparent
 					continue
 				}
 				key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
-				e := &cache[(key*2654435761)>>(32-cacheBits)]
-				if !e.ok || e.key != key {
-					*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+				if key != lastKey {
+					e := &cache[(key*2654435761)>>(32-cacheBits)]
+					if !e.ok || e.key != key {
+						*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+					}
+					lastKey, lastIdx = key, e.idx
 				}
-				res.Index[y*w+x] = e.idx
+				index[x] = lastIdx
 			}
 		}
 	})

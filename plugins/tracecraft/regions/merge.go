@@ -119,18 +119,18 @@ func (g *merger) findNeighbours(ctx context.Context) error {
 				return err
 			}
 		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			a := labels[i]
-			if x+1 < w {
-				if b := labels[i+1]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					if k := pairKey(a, b); k != lastH {
-						pairs, lastH = append(pairs, k), k
-					}
+		row := labels[y*w : (y+1)*w]
+		for x := 1; x < w; x++ {
+			if a, b := row[x-1], row[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+				if k := pairKey(a, b); k != lastH {
+					pairs, lastH = append(pairs, k), k
 				}
 			}
-			if y+1 < h {
-				if b := labels[i+w]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+		}
+		if y+1 < h {
+			below := labels[(y+1)*w : (y+2)*w]
+			for x, a := range row {
+				if b := below[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
 					if k := pairKey(a, b); k != lastV {
 						pairs, lastV = append(pairs, k), k
 					}

@@ -80,16 +80,22 @@ func Build(ctx context.Context, img *image.NRGBA, q *quantize.Result, opt Option
 			return nil, err
 		}
 		m.Labels = labels
-		m.measure(func(i int) int { return int(pal[i]) }, q, n)
+		m.measure(pal, q, n)
 		return m, nil
 	}
-	m.measure(func(i int) int { return int(q.Index[i]) }, q, n)
+	m.measure(q.Index, q, n)
 	return m, nil
 }
 
 // components labels the 4-connected components of equal key, numbering them in raster
-// order of their first pixel. It is the classic two-pass union-find labelling. The
-// labels are written into dst when it is not nil (w*h long; its contents are lost).
+// order of their first pixel. It is the classic two-pass union-find labelling, done by
+// runs: each run of equal keys in a row takes one provisional label, joined with the
+// labels of the equal-keyed pixels above it. The labels are written into dst when it is
+// not nil (w*h long; its contents are lost).
+//
+// A set's smallest provisional label is its root (label.Union keeps the smaller) and
+// was given at the set's first pixel in raster order, so label.Number numbers the
+// components in that order.
 func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int32, int, error) {
 	labels := dst
 	if labels == nil {
@@ -108,24 +114,36 @@ func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int3
 		if y > 0 {
 			up, labUp = key[(y-1)*w:y*w], labels[(y-1)*w:y*w]
 		}
-		for x, k := range row {
-			left := x > 0 && row[x-1] == k
-			upSame := up != nil && up[x] == k
-			switch {
-			case left && upSame:
-				if a, b := lab[x-1], labUp[x]; a == b {
-					lab[x] = a // already one set: Union would only return its root
-				} else {
-					lab[x] = label.Union(parent, a, b)
-				}
-			case left:
-				lab[x] = lab[x-1]
-			case upSame:
-				lab[x] = labUp[x]
-			default:
-				lab[x] = int32(len(parent))
-				parent = append(parent, int32(len(parent)))
+		for x0 := 0; x0 < w; {
+			k := row[x0]
+			x1 := x0 + 1
+			for x1 < w && row[x1] == k {
+				x1++
 			}
+			l, last := int32(-1), int32(-1)
+			if up != nil {
+				for x, u := range up[x0:x1] {
+					lu := labUp[x0+x]
+					if u != k || lu == last {
+						continue // another key, or the run above already joined
+					}
+					last = lu
+					switch {
+					case l < 0:
+						l = lu
+					case lu != l:
+						l = label.Union(parent, l, lu)
+					}
+				}
+			}
+			if l < 0 {
+				l = int32(len(parent))
+				parent = append(parent, l)
+			}
+			for x := x0; x < x1; x++ {
+				lab[x] = l
+			}
+			x0 = x1
 		}
 	}
 	n := label.Number(parent)
@@ -149,28 +167,33 @@ func (m *Map) regionPalettes(q *quantize.Result, n int) []int32 {
 	return pal
 }
 
-// measure fills m.Regions from the labels: palette, colour, area and bounds. paletteAt
-// gives each pixel's palette index after merging.
-func (m *Map) measure(paletteAt func(i int) int, q *quantize.Result, n int) {
+// measure fills m.Regions from the labels: palette, colour, area and bounds. palette
+// holds each pixel's palette index after merging. It reads the labels by runs.
+func (m *Map) measure(palette []int16, q *quantize.Result, n int) {
 	w, h := m.Width, m.Height
 	m.Regions = make([]Region, n)
 	seen := make([]bool, n)
 	type box struct{ x0, y0, x1, y1 int }
 	boxes := make([]box, n)
 	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			l := m.Labels[i]
+		row := m.Labels[y*w : (y+1)*w]
+		for x0 := 0; x0 < w; {
+			l := row[x0]
+			x1 := x0 + 1
+			for x1 < w && row[x1] == l {
+				x1++
+			}
 			r := &m.Regions[l]
 			b := &boxes[l]
 			if !seen[l] {
 				seen[l] = true
-				r.Palette = paletteAt(i)
-				*b = box{x, y, x + 1, y + 1}
+				r.Palette = int(palette[y*w+x0])
+				*b = box{x0, y, x1, y + 1}
 			} else {
-				b.x0, b.x1, b.y1 = min(b.x0, x), max(b.x1, x+1), y+1
+				b.x0, b.x1, b.y1 = min(b.x0, x0), max(b.x1, x1), y+1
 			}
-			r.Pixels++
+			r.Pixels += x1 - x0
+			x0 = x1
 		}
 	}
 	for l := range m.Regions {
