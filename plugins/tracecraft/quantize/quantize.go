@@ -204,14 +204,14 @@ func opaque(pix []uint8) bool {
 	return true
 }
 
-// differ reports whether two premultiplied pixels differ by more than flatTolerance in
-// some channel.
-func differ(a, b []uint8) bool {
-	if binary.LittleEndian.Uint32(a) == binary.LittleEndian.Uint32(b) {
+// differ reports whether two premultiplied pixels, read as little-endian words, differ
+// by more than flatTolerance in some channel.
+func differ(a, b uint32) bool {
+	if a == b {
 		return false // the common case inside flat areas
 	}
-	for c := 0; c < 4; c++ {
-		d := int(a[c]) - int(b[c])
+	for sh := 0; sh < 32; sh += 8 {
+		d := int(a>>sh&0xff) - int(b>>sh&0xff)
 		if d > flatTolerance || d < -flatTolerance {
 			return true
 		}
@@ -221,30 +221,52 @@ func differ(a, b []uint8) bool {
 
 // markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
 // and returns the counts of opaque and flat pixels. pm is the premultiplied image.
+// Each pair of neighbours is compared once: a pixel's comparison with the pixel to its
+// right (below) is the right-hand (lower) one's with its left (upper) neighbour.
 func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, nflat int, err error) {
-	err = parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+	grain := rowGrain(w)
+	downs := make([][]bool, parallel.Workers(h, grain))
+	counts := make([][2]int, len(downs)) // per worker: opaque, flat
+	word := func(i int) uint32 { return binary.LittleEndian.Uint32(pm[4*i : 4*i+4]) }
+	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		if downs[worker] == nil {
+			downs[worker] = make([]bool, w)
+		}
+		// down[x] says whether pixel x of the row above differs from the one below it.
+		down := downs[worker]
 		for y := y0; y < y1; y++ {
+			left := false // whether the pixel differs from its left neighbour
 			for x := 0; x < w; x++ {
 				i := y*w + x
-				p := pm[4*i : 4*i+4]
+				c := word(i)
+				up := false
+				if y == y0 {
+					up = y > 0 && differ(c, word(i-w))
+				} else {
+					up = down[x]
+				}
+				right := x+1 < w && differ(c, word(i+1))
+				below := y+1 < h && differ(c, word(i+w))
+				down[x] = below
 				f := uint8(0)
-				if p[3] >= 128 &&
-					(x == 0 || !differ(p, pm[4*i-4:4*i])) && (x+1 == w || !differ(p, pm[4*i+4:4*i+8])) &&
-					(y == 0 || !differ(p, pm[4*(i-w):4*(i-w)+4])) && (y+1 == h || !differ(p, pm[4*(i+w):4*(i+w)+4])) {
-					f = 1
+				if c>>24 >= 128 {
+					counts[worker][0]++
+					if !left && !right && !up && !below {
+						f = 1
+						counts[worker][1]++
+					}
 				}
 				flat[i] = f
+				left = right
 			}
 		}
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	for i := range flat {
-		if pm[4*i+3] >= 128 {
-			opaque++
-			nflat += int(flat[i])
-		}
+	for _, c := range counts {
+		opaque += c[0]
+		nflat += c[1]
 	}
 	return opaque, nflat, nil
 }
