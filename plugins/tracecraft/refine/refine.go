@@ -612,21 +612,32 @@ func markOblique(cracks []crack, steps []planar.Dir, closed bool) {
 	if n < minSamples {
 		return
 	}
+	// step returns the step k of the walk along the edge (around it when closed), zero
+	// beyond the ends of an open edge.
+	step := func(k int) (int32, int32) {
+		if closed {
+			k = ((k % n) + n) % n
+		} else if k < 0 || k >= n {
+			return 0, 0
+		}
+		return steps[k].Delta()
+	}
+	// tx, ty sum the steps within obliqueReach of crack i, kept up to date as i moves.
+	var tx, ty int32
+	for k := -obliqueReach; k <= obliqueReach; k++ {
+		dx, dy := step(k)
+		tx += dx
+		ty += dy
+	}
 	for i := range cracks {
+		if i > 0 {
+			ax, ay := step(i + obliqueReach)
+			rx, ry := step(i - obliqueReach - 1)
+			tx += ax - rx
+			ty += ay - ry
+		}
 		if !closed && (i == 0 || i == n-1) {
 			continue
-		}
-		var tx, ty int32
-		for k := i - obliqueReach; k <= i+obliqueReach; k++ {
-			j := k
-			if closed {
-				j = ((k % n) + n) % n
-			} else if j < 0 || j >= n {
-				continue
-			}
-			dx, dy := steps[j].Delta()
-			tx += dx
-			ty += dy
 		}
 		dx, dy := steps[i].Delta()
 		l := math.Hypot(float64(tx), float64(ty))
