@@ -227,39 +227,55 @@ func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, 
 	grain := rowGrain(w)
 	downs := make([][]bool, parallel.Workers(h, grain))
 	counts := make([][2]int, len(downs)) // per worker: opaque, flat
-	word := func(i int) uint32 { return binary.LittleEndian.Uint32(pm[4*i : 4*i+4]) }
+	le := binary.LittleEndian
 	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		if downs[worker] == nil {
 			downs[worker] = make([]bool, w)
 		}
 		// down[x] says whether pixel x of the row above differs from the one below it.
 		down := downs[worker]
+		nOpaque, nFlat := 0, 0
 		for y := y0; y < y1; y++ {
+			row := pm[4*w*y : 4*w*(y+1)]
+			var above, below []uint8
+			if y > 0 {
+				above = pm[4*w*(y-1) : 4*w*y]
+			}
+			if y+1 < h {
+				below = pm[4*w*(y+1) : 4*w*(y+2)]
+			}
+			fl := flat[w*y : w*(y+1)]
 			left := false // whether the pixel differs from its left neighbour
-			for x := 0; x < w; x++ {
-				i := y*w + x
-				c := word(i)
+			c := le.Uint32(row)
+			for x := range fl {
+				var next uint32
+				right := false
+				if x+1 < w {
+					next = le.Uint32(row[4*x+4:])
+					right = differ(c, next)
+				}
 				up := false
 				if y == y0 {
-					up = y > 0 && differ(c, word(i-w))
+					up = above != nil && differ(c, le.Uint32(above[4*x:]))
 				} else {
 					up = down[x]
 				}
-				right := x+1 < w && differ(c, word(i+1))
-				below := y+1 < h && differ(c, word(i+w))
-				down[x] = below
+				dn := below != nil && differ(c, le.Uint32(below[4*x:]))
+				down[x] = dn
 				f := uint8(0)
 				if c>>24 >= 128 {
-					counts[worker][0]++
-					if !left && !right && !up && !below {
+					nOpaque++
+					if !left && !right && !up && !dn {
 						f = 1
-						counts[worker][1]++
+						nFlat++
 					}
 				}
-				flat[i] = f
-				left = right
+				fl[x] = f
+				left, c = right, next
 			}
 		}
+		counts[worker][0] += nOpaque
+		counts[worker][1] += nFlat
 	})
 	if err != nil {
 		return 0, 0, err
