@@ -312,10 +312,6 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 	return states, nil
 }
 
-// checkArea is how many pixels of region boxes renderPasses renders between two checks
-// of its context: a few milliseconds of work.
-const checkArea = 1 << 18
-
 // renderPasses runs up to passes rounds of: render every region with the current fits,
 // compare each measurable edge's rendered coverage with its target, and refit the
 // edges that moved; it stops early when no edge changes.
@@ -323,8 +319,6 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 	res := f.res
 	rm := res.Seg.Regions
 	var canvas *render.Canvas
-	var paths []fit.Path
-	var segs []fit.Segment
 	var diffs [][]float32 // per worker
 	defer func() {
 		if canvas != nil {
@@ -337,22 +331,8 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 		} else {
 			canvas.Clear()
 		}
-		area := 0 // pixels of the regions' boxes rendered since ctx was checked
-		for reg := range rm.Regions {
-			if reg%256 == 0 || area >= checkArea {
-				// A region's render costs about its box: a photograph's large regions
-				// would otherwise take a good part of a second between checks.
-				area = 0
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if rm.Regions[reg].Transparent() {
-				continue
-			}
-			area += rm.Regions[reg].Bounds.Dx() * rm.Regions[reg].Bounds.Dy()
-			paths, segs = res.RegionPaths(reg, paths[:0], segs[:0])
-			canvas.Add(paths, rm.Regions[reg].Bounds.Inset(-2), res.premul(int32(reg)))
+		if err := f.render(ctx, canvas); err != nil {
+			return err
 		}
 		if len(diffs) < parallel.Workers(len(f.states), edgeGrain) {
 			diffs = make([][]float32, parallel.Workers(len(f.states), edgeGrain))
@@ -375,6 +355,82 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 		}
 	}
 	return nil
+}
+
+// maskArea bounds the pixels of the region masks render holds at once: it rasterises
+// the regions of one batch in parallel, then adds them to the canvas in order. A batch
+// takes some milliseconds, and the context is checked between batches and between the
+// ranges of regions a batch hands out.
+const maskArea = 1 << 22
+
+// regionGrain is the fewest regions worth handing to a goroutine of their own.
+const regionGrain = 8
+
+// render draws every region with the current fits onto canvas, transparent regions left
+// out. Regions are rasterised in parallel, in batches of at most maskArea pixels of
+// masks, and added in region order, so every pixel sums the same floats in the same
+// order whatever the number of cores.
+func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
+	res := f.res
+	rm := res.Seg.Regions
+	full := image.Rect(0, 0, rm.Width, rm.Height)
+	bounds := func(reg int) image.Rectangle { return rm.Regions[reg].Bounds.Inset(-2).Intersect(full) }
+	workers := parallel.Workers(len(rm.Regions), regionGrain)
+	if len(f.rasts) < workers {
+		f.rasts = make([]renderScratch, workers)
+	}
+	var masks []render.Mask
+	var buf []uint8
+	for lo := 0; lo < len(rm.Regions); {
+		// The batch: regions lo..hi-1, their masks at offsets in buf.
+		hi, area := lo, 0
+		var offsets []int
+		for hi < len(rm.Regions) && (hi == lo || area+bounds(hi).Dx()*bounds(hi).Dy() <= maskArea) {
+			offsets = append(offsets, area)
+			if !rm.Regions[hi].Transparent() {
+				area += bounds(hi).Dx() * bounds(hi).Dy()
+			}
+			hi++
+		}
+		if cap(buf) < area {
+			buf = make([]uint8, area)
+		}
+		buf = buf[:area]
+		masks = slices.Grow(masks[:0], hi-lo)[:hi-lo]
+		err := parallel.For(ctx, hi-lo, regionGrain, func(worker, a, b int) {
+			sc := &f.rasts[worker]
+			for k := a; k < b; k++ {
+				reg := lo + k
+				masks[k] = render.Mask{}
+				if rm.Regions[reg].Transparent() {
+					continue
+				}
+				sc.paths, sc.segs = res.RegionPaths(reg, sc.paths[:0], sc.segs[:0])
+				end := area
+				if k+1 < hi-lo {
+					end = offsets[k+1]
+				}
+				_, masks[k] = sc.rast.Mask(sc.paths, bounds(reg), buf[offsets[k]:end:end])
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for k, m := range masks {
+			if len(m.Alpha) > 0 {
+				canvas.AddMask(m, res.premul(int32(lo+k)))
+			}
+		}
+		lo = hi
+	}
+	return ctx.Err()
+}
+
+// renderScratch is one render worker's rasteriser and path buffers.
+type renderScratch struct {
+	rast  render.Rasterizer
+	paths []fit.Path
+	segs  []fit.Segment
 }
 
 // normalSums is the least-squares system for moving a junction so that every edge
@@ -668,6 +724,7 @@ type fitter struct {
 	junctions map[planar.Point]fit.Point
 	dirty     []bool        // edges to refit; nil: all
 	samples   [][]fit.Point // per worker
+	rasts     []renderScratch
 }
 
 // edgeGrain is the fewest edges worth handing to a goroutine of their own.
