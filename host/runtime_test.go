@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/selector"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/internal/testbin"
 	clengine "github.com/tracecraft/tracecraft/plugins/centerline/engine"
 	potrace "github.com/tracecraft/tracecraft/plugins/potrace/engine"
@@ -432,17 +433,23 @@ func TestPresetsFitTheBundledEngines(t *testing.T) {
 	t.Parallel()
 	bundled := map[string]sdk.Descriptor{"potrace": potrace.New().Describe(), "vtracer": vtracer.New().Describe(), "tracecraft": tcengine.New().Describe()}
 	for _, p := range selector.Presets() {
-		e, ok := bundled[p.Engine]
-		if !ok {
-			t.Errorf("preset %s names engine %s, which is not bundled", p.Name, p.Engine)
-			continue
+		sets := []settings.Variant{{Name: "", Engine: p.Engine, Params: p.Params}}
+		for _, v := range p.Variants {
+			sets = append(sets, v)
 		}
-		for k, v := range p.Params {
-			param, ok := e.Param(k)
+		for _, v := range sets {
+			e, ok := bundled[v.Engine]
 			if !ok {
-				t.Errorf("preset %s: %s has no parameter %s", p.Name, p.Engine, k)
-			} else if msg := param.Check(v); msg != "" {
-				t.Errorf("preset %s: %s.%s = %v %s", p.Name, p.Engine, k, v, msg)
+				t.Errorf("preset %s %s names engine %s, which is not bundled", p.Name, v.Name, v.Engine)
+				continue
+			}
+			for k, val := range v.Params {
+				param, ok := e.Param(k)
+				if !ok {
+					t.Errorf("preset %s %s: %s has no parameter %s", p.Name, v.Name, v.Engine, k)
+				} else if msg := param.Check(val); msg != "" {
+					t.Errorf("preset %s %s: %s.%s = %v %s", p.Name, v.Name, v.Engine, k, val, msg)
+				}
 			}
 		}
 	}

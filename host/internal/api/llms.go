@@ -57,7 +57,11 @@ func (s *Server) llms(c *gin.Context) {
 	p("- auto (default): the service picks the preset from the image: flat images go to tracecraft, complex images to vtracer, monochrome images to potrace.")
 	for _, pr := range s.Tracing.Presets {
 		p("- %s: %s. Engine %s%s.", pr.Name, pr.Description, pr.Engine, paramList(pr.Params))
+		for _, v := range pr.Variants {
+			p("  - variant %s, for %s: engine %s%s.", v.Name, v.When, v.Engine, paramList(v.Params))
+		}
 	}
+	p("- best: %s.", bestDescription)
 	p("")
 	p("## Engines")
 	p("Stable: %s. Experimental: %s.", strings.Join(stable, ", "), orNone(experimental))

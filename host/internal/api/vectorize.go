@@ -169,6 +169,11 @@ func (s *Server) vectorize(c *gin.Context) {
 		if err != nil || !job.Settings.Output.Quality {
 			return err
 		}
+		if res.Quality != nil {
+			// Preset best scored the trace to choose it.
+			score = res.Quality
+			return nil
+		}
 		started := time.Now()
 		score, err = qualityOf(jobCtx, res.Traced, s.Limits.MaxPixels, res.SVG)
 		scoring = time.Since(started)

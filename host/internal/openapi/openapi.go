@@ -387,12 +387,13 @@ func (s Service) settingsSchemas(out obj) {
 	for _, p := range cat.Presets {
 		presetNames = append(presetNames, p.Name)
 	}
+	presetNames = append(presetNames, settings.Best)
 	settingsProps["output"] = ref("schemas", "Output")
 	settingsProps["background"] = obj{"type": "string", "enum": settings.BackgroundValues, "default": settings.BackgroundKeep,
 		"description": fmt.Sprintf("remove makes the uniform colour connected to the image border (within %d, Euclidean distance of 8-bit sRGB) "+
 			"transparent before tracing, with every engine; parts of that colour the drawing encloses stay.", background.Tolerance)}
 	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
-		"description": "A named engine and parameter set; auto measures the image and picks one."}
+		"description": "A named engine and parameter set; auto measures the image and picks one; best traces the image with the two likeliest and keeps the trace whose quality score is higher."}
 	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,
 		"description": "The engine to run; alone (without a preset) it runs at its defaults."}
 	out["Settings"] = obj{

@@ -233,10 +233,12 @@
     $('preset-desc').textContent = preset && preset.description ? preset.description : '';
     let text = '';
     if (e === 'auto') {
-      text = p === 'auto' ? 'The service measures the image and picks the preset and its engine.' : `The ${p} preset's engine: ${preset && preset.engine}.`;
+      if (p === 'auto') text = 'The service measures the image and picks the preset and its engine.';
+      else if (preset && preset.engine) text = `The ${p} preset's engine: ${preset.engine}${preset.variants ? ', or another for some images (see the schema)' : ''}.`;
+      else text = 'The service traces the image with its two likeliest presets and keeps the better trace.';
     } else if ((s.experimentalEngines || []).includes(e)) {
       text = 'Experimental: its output may change between versions.';
-    } else if (p !== 'auto' && preset && preset.engine !== e) {
+    } else if (p !== 'auto' && preset && preset.engine && preset.engine !== e) {
       text = `The ${p} preset's parameters are for ${preset.engine}, so ${e} runs at its defaults.`;
     } else if (p === 'auto') {
       text = `${e} at its defaults, without measuring the image.`;
