@@ -85,6 +85,7 @@ func (*Engine) Describe() sdk.Descriptor {
 // settings are the parameters as the pipeline takes them.
 type settings struct {
 	maxColors, minRegion int
+	palette              []string
 	tolerance            float64
 	primitives           bool
 	primTol              float64
@@ -98,6 +99,7 @@ func options(p Params) (settings, error) {
 	s := settings{
 		maxColors:  p.MaxColors,
 		minRegion:  p.MinRegion,
+		palette:    p.Palette,
 		tolerance:  p.Tolerance,
 		primitives: p.Primitives,
 		primTol:    p.PrimitiveTolerance,
@@ -139,7 +141,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 
 // trace runs tracecraft's pipeline for stacked shapes.
 func (s settings) trace(ctx context.Context, img *image.NRGBA) (*refine.Result, *paint.Plan, paint.Options, error) {
-	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion})
+	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion, Palette: s.palette})
 	if err != nil {
 		return nil, nil, paint.Options{}, err
 	}
