@@ -703,3 +703,38 @@ func TestReadersMeasureTheSize(t *testing.T) {
 	}
 	t.Logf("DXF 8 cm wide: ezdxf reads $INSUNITS %d, $EXTMAX %v, vertices up to %.3f x %.3f cm", got.InsUnits, got.ExtMax, maxX, maxY)
 }
+
+// TestEPSFlattensTranslucency renders, with Ghostscript, an EPS of a half-transparent
+// blue square over a black one and over the white page: PostScript has no
+// transparency, so the writer flattens it, and each part must show the blend.
+func TestEPSFlattensTranslucency(t *testing.T) {
+	gs := tool(t, "gs")
+	doc, err := vector.Parse([]byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 30 10">` +
+		`<path fill="#000" d="M0 0H20V10H0Z"/><path fill="#00f" fill-opacity=".5" d="M10 0H30V10H10Z"/></svg>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var eps bytes.Buffer
+	if err := vector.WriteEPS(&eps, doc, 30, 10); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "a.eps")
+	os.WriteFile(file, eps.Bytes(), 0o644)
+	img := ghostscript(t, gs, file, file+".png", "-r72", "-dDEVICEWIDTHPOINTS=30", "-dDEVICEHEIGHTPOINTS=10", "-dFIXEDMEDIA")
+	for _, c := range []struct {
+		name string
+		x    int
+		want color.RGBA
+	}{
+		{"black alone", 5, color.RGBA{0, 0, 0, 255}},
+		{"blue at half over black", 15, color.RGBA{0, 0, 128, 255}},
+		{"blue at half over the page", 25, color.RGBA{128, 128, 255, 255}},
+	} {
+		r, g, b, _ := img.At(c.x, 5).RGBA()
+		got := color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 255}
+		if abs(int(got.R)-int(c.want.R)) > 3 || abs(int(got.G)-int(c.want.G)) > 3 || abs(int(got.B)-int(c.want.B)) > 3 {
+			t.Errorf("%s: pixel %d,5 is %v, want %v", c.name, c.x, got, c.want)
+		}
+	}
+}

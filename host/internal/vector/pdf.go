@@ -129,19 +129,60 @@ func overWhite(c color.NRGBA) color.NRGBA {
 }
 
 // WriteEPS writes the document as Encapsulated PostScript (EPSF-3.0, PostScript level
-// 2) with a bounding box of w x h points. PostScript has no transparency: a translucent
-// colour is written mixed with white, as it shows on a white page.
+// 2) with a bounding box of w x h points. PostScript has no transparency, so a
+// translucent fill or stroke (alpha a, colour c) is flattened: inside its outline (clip),
+// the page's white and every earlier shape whose bounding box meets it are painted again
+// with each colour x replaced by a·c + (1 − a)·x, which is what compositing gives over
+// opaque shapes (compositing is affine in the colour below). An earlier translucent
+// shape is painted again as it shows over white (its colour mixed with white), so a
+// translucent shape over another translucent one is approximate.
 func WriteEPS(out io.Writer, d *Document, w, h float64) error {
+	n := len(d.Shapes)
+	boxes := make([]bbox, n)
+	for i := range d.Shapes {
+		boxes[i] = shapeBox(&d.Shapes[i])
+	}
+	// below[k] lists the earlier shapes a translucent shape k is flattened over;
+	// named marks the shapes whose path is defined once as a procedure (/S<i>).
+	below := make([][]int, n)
+	named := make([]bool, n)
+	for k := range d.Shapes {
+		if !translucent(&d.Shapes[k]) {
+			continue
+		}
+		for j := 0; j < k; j++ {
+			if boxes[j].meets(boxes[k]) {
+				below[k] = append(below[k], j)
+				named[j] = true
+			}
+		}
+		if len(below[k]) > 0 {
+			named[k] = true
+		}
+	}
 	var b bytes.Buffer
 	b.WriteString("%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: Tracecraft\n")
 	fmt.Fprintf(&b, "%%%%BoundingBox: 0 0 %d %d\n%%%%HiResBoundingBox: 0 0 %s %s\n", int(math.Ceil(w-1e-9)), int(math.Ceil(h-1e-9)), num(w), num(h))
 	b.WriteString("%%LanguageLevel: 2\n%%Pages: 1\n%%EndComments\n%%Page: 1 1\ngsave\n")
+	if anyTrue(named) {
+		b.WriteString("10 dict begin\n")
+	}
 	fmt.Fprintf(&b, "[%s] concat\n", d.pageMatrix(w, h))
-	for _, s := range d.Shapes {
+	ops := [4]string{"moveto", "lineto", "curveto", "closepath"}
+	// path starts shape i's path: by its procedure when it has one.
+	path := func(i int) {
+		if named[i] {
+			fmt.Fprintf(&b, "S%d\n", i)
+			return
+		}
 		b.WriteString("newpath\n")
-		pagePath(&b, s.Path, [4]string{"moveto", "lineto", "curveto", "closepath"})
+		pagePath(&b, d.Shapes[i].Path, ops)
+	}
+	// paint paints shape i (its path already set), each colour mapped by mix.
+	paint := func(i int, mix func(color.NRGBA) color.NRGBA) {
+		s := &d.Shapes[i]
 		if s.Fill != nil {
-			c := overWhite(*s.Fill)
+			c := mix(overWhite(*s.Fill))
 			fill := "fill"
 			if s.FillRule == EvenOdd {
 				fill = "eofill"
@@ -153,12 +194,95 @@ func WriteEPS(out io.Writer, d *Document, w, h float64) error {
 			}
 		}
 		if s.Stroke != nil {
-			c := overWhite(*s.Stroke)
+			c := mix(overWhite(*s.Stroke))
 			fmt.Fprintf(&b, "%s %s %s setrgbcolor %s setlinewidth %d setlinecap %d setlinejoin %s setmiterlimit stroke\n",
 				channel(c.R), channel(c.G), channel(c.B), num(s.StrokeWidth), s.Cap, s.Join, num(s.MiterLimit))
 		}
 	}
+	same := func(c color.NRGBA) color.NRGBA { return c }
+	for i := range d.Shapes {
+		s := &d.Shapes[i]
+		if named[i] {
+			fmt.Fprintf(&b, "/S%d {newpath\n", i)
+			pagePath(&b, s.Path, ops)
+			b.WriteString("} def\n")
+		}
+		if len(below[i]) == 0 {
+			path(i)
+			paint(i, same)
+			continue
+		}
+		// Flattened: the fill, then the stroke, each clipped to what it covers.
+		for _, part := range []struct {
+			c    *color.NRGBA
+			clip string
+		}{
+			{s.Fill, map[FillRule]string{NonZero: "clip", EvenOdd: "eoclip"}[s.FillRule]},
+			{s.Stroke, fmt.Sprintf("%s setlinewidth %d setlinecap %d setlinejoin %s setmiterlimit strokepath clip", num(s.StrokeWidth), s.Cap, s.Join, num(s.MiterLimit))},
+		} {
+			if part.c == nil {
+				continue
+			}
+			c := *part.c
+			a := float64(c.A) / 255
+			mix := func(x color.NRGBA) color.NRGBA {
+				m := func(v, u uint8) uint8 { return uint8(math.Round(a*float64(v) + (1-a)*float64(u))) }
+				return color.NRGBA{m(c.R, x.R), m(c.G, x.G), m(c.B, x.B), 255}
+			}
+			b.WriteString("gsave\n")
+			path(i)
+			b.WriteString(part.clip + "\n")
+			white := mix(color.NRGBA{255, 255, 255, 255})
+			fmt.Fprintf(&b, "%s %s %s setrgbcolor clippath fill\n", channel(white.R), channel(white.G), channel(white.B))
+			for _, j := range below[i] {
+				path(j)
+				paint(j, mix)
+			}
+			b.WriteString("grestore\n")
+		}
+	}
+	if anyTrue(named) {
+		b.WriteString("end\n")
+	}
 	b.WriteString("grestore\nshowpage\n%%Trailer\n%%EOF\n")
 	_, err := out.Write(b.Bytes())
 	return err
+}
+
+// translucent reports whether a shape's fill or stroke is translucent.
+func translucent(s *Shape) bool {
+	return s.Fill != nil && s.Fill.A < 255 || s.Stroke != nil && s.Stroke.A < 255
+}
+
+func anyTrue(b []bool) bool {
+	for _, v := range b {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// bbox is a bounding box in user space.
+type bbox struct{ x0, y0, x1, y1 float64 }
+
+// meets reports whether two boxes overlap.
+func (a bbox) meets(b bbox) bool { return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 }
+
+// shapeBox returns the box of a shape's path and control points, grown by its stroke's
+// reach (half the width, times the miter limit for miter joins).
+func shapeBox(s *Shape) bbox {
+	box := bbox{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for _, seg := range s.Path {
+		k := map[Op]int{MoveTo: 1, LineTo: 1, CubicTo: 3}[seg.Op]
+		for _, p := range seg.P[:k] {
+			box.x0, box.y0 = math.Min(box.x0, p.X), math.Min(box.y0, p.Y)
+			box.x1, box.y1 = math.Max(box.x1, p.X), math.Max(box.y1, p.Y)
+		}
+	}
+	if s.Stroke != nil {
+		r := s.StrokeWidth / 2 * math.Max(1, s.MiterLimit)
+		box.x0, box.y0, box.x1, box.y1 = box.x0-r, box.y0-r, box.x1+r, box.y1+r
+	}
+	return box
 }
