@@ -60,9 +60,10 @@ type reader struct {
 }
 
 // readers are the Ghostscript settings the fidelity test renders with: at the image's
-// resolution, anti-aliased, with the fill adjust off (what previews made with
-// Ghostscript use; cups-filters does the same); and at 4x with the default fill adjust,
-// box-filtered down, which is what rendering big and downscaling gives.
+// resolution, anti-aliased, with the fill adjust off (.setfilladjust2 is Ghostscript's
+// own operator for it; cups-filters' gstoraster sets it too); and at 4x with the
+// default fill adjust, box-filtered down, which is what rendering big and downscaling
+// gives.
 var readers = []reader{
 	{"gs", []string{"-r96", "-dGraphicsAlphaBits=4", "-dTextAlphaBits=4", "-c", "0 0 .setfilladjust2", "-f"}, 1},
 	{"gs 4x", []string{"-r" + strconv.Itoa(96*superSample), "-dGraphicsAlphaBits=4", "-dTextAlphaBits=4"}, superSample},
