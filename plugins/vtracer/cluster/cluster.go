@@ -58,7 +58,8 @@ type Shape struct {
 	// Area is the number of pixels the shape covers when stacked.
 	Area int
 	// Folded says Repaint folded the shape into an ancestor of the same colour, which
-	// shows in its place: the shape is not drawn.
+	// shows in its place, or joined it to an earlier sibling of the same colour that it
+	// touches, which is drawn with it (see Joined): the shape is not drawn on its own.
 	Folded bool
 
 	first       int32 // first pixel of the shape's segment of the pixel chain
@@ -78,6 +79,12 @@ type Hierarchy struct {
 
 	owner []int32 // per pixel: index of the deepest shape holding it, or -1
 	next  []int32 // pixel chain; each shape's pixels are Area links from first
+
+	// Set by Repaint when it joins siblings: each drawn shape's drawn parent and depth
+	// among drawn shapes, its group (the first shape of its joined siblings) and each
+	// group's other members.
+	up, dep, group []int32
+	joined         map[int32][]int32
 }
 
 // Pixels appends to dst the indices (y*Width + x) of every pixel the shape covers when

@@ -46,12 +46,106 @@ func (h *Hierarchy) Repaint(pal []color.NRGBA) {
 			rep[i], s.Folded, folded = r, true, true
 		}
 	}
-	if !folded {
-		return
-	}
-	for p, o := range h.owner {
-		if o >= 0 {
-			h.owner[p] = rep[o]
+	if folded {
+		for p, o := range h.owner {
+			if o >= 0 {
+				h.owner[p] = rep[o]
+			}
 		}
 	}
+	h.joinSiblings(rep)
+}
+
+// joinSiblings joins opaque drawn shapes of one colour that touch and have the same
+// drawn parent (rep maps each shape to the shape drawn in its place): the first of them
+// is drawn with the others' outlines, in its place, and the others are Folded. Sibling
+// subtrees hold disjoint pixels, so drawing a later sibling's area earlier, at the first
+// one's place, covers nothing drawn in between.
+func (h *Hierarchy) joinSiblings(rep []int32) {
+	n := len(h.Shapes)
+	up, dep, group := make([]int32, n), make([]int32, n), make([]int32, n)
+	for i := range h.Shapes {
+		group[i] = int32(i)
+		up[i] = -1
+		if p := h.Shapes[i].Parent; p >= 0 {
+			up[i] = rep[p]
+			dep[i] = dep[up[i]] + 1
+		}
+	}
+	find := func(x int32) int32 {
+		for group[x] != x {
+			group[x] = group[group[x]]
+			x = group[x]
+		}
+		return x
+	}
+	joinable := func(a, b int32) bool {
+		sa, sb := &h.Shapes[a], &h.Shapes[b]
+		return !sa.Folded && !sb.Folded && sa.Color.A == 255 && sa.Color == sb.Color
+	}
+	touch := func(a, b int32) {
+		if a < 0 || b < 0 || a == b {
+			return
+		}
+		// Climb to the two siblings whose subtrees hold the pixels.
+		for dep[a] > dep[b] {
+			a = up[a]
+		}
+		for dep[b] > dep[a] {
+			b = up[b]
+		}
+		for a != b && up[a] != up[b] {
+			a, b = up[a], up[b]
+		}
+		if a == b || !joinable(a, b) {
+			return
+		}
+		ra, rb := find(a), find(b)
+		if ra > rb {
+			ra, rb = rb, ra
+		}
+		group[rb] = ra // the first shape in drawing order leads its group
+	}
+	w := h.Width
+	for p, o := range h.owner {
+		if (p+1)%w != 0 {
+			touch(o, h.owner[p+1])
+		}
+		if p+w < len(h.owner) {
+			touch(o, h.owner[p+w])
+		}
+	}
+	joined := map[int32][]int32{}
+	for i := range group {
+		if g := find(int32(i)); g != int32(i) {
+			joined[g] = append(joined[g], int32(i))
+			h.Shapes[i].Folded = true
+		}
+	}
+	if len(joined) > 0 {
+		h.up, h.dep, h.group, h.joined = up, dep, group, joined
+	}
+}
+
+// Joined returns the shapes Repaint joined to shape i, drawn with it in its place, in
+// drawing order; nil when none were.
+func (h *Hierarchy) Joined(i int) []int32 { return h.joined[int32(i)] }
+
+// CoversJoined reports whether shape i or a shape joined to it (see Joined) paints pixel
+// p when drawn in mode m.
+func (h *Hierarchy) CoversJoined(i int, m Mode, p int) bool {
+	if h.joined[int32(i)] == nil {
+		return h.Covers(i, m, p)
+	}
+	s := h.owner[p]
+	if s < 0 {
+		return false
+	}
+	if m == Cutout {
+		return h.group[s] == int32(i)
+	}
+	for s >= 0 && h.dep[s] > h.dep[i] {
+		s = h.up[s]
+	}
+	return s >= 0 && h.group[s] == int32(i) && h.Covers(int(s), m, p)
 }

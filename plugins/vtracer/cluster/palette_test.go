@@ -49,3 +49,45 @@ func TestRepaintFoldsAShapeIntoItsParentOfTheSameColour(t *testing.T) {
 		t.Error("cut out, the field covers the blue square")
 	}
 }
+
+// TestRepaintJoinsTouchingSiblingsOfTheSameColour: a light square and a dark blue square
+// touch on a white field; each merged into the field (the light one is nearer white than
+// blue), so they are siblings. A palette of gray and white paints both gray: they become
+// one drawn shape, stacked and cut out.
+func TestRepaintJoinsTouchingSiblingsOfTheSameColour(t *testing.T) {
+	light, navy := color.NRGBA{200, 200, 120, 255}, color.NRGBA{0, 0, 80, 255}
+	img := paint(12, 8, func(x, y int) color.NRGBA {
+		switch {
+		case x >= 2 && x < 5 && y >= 2 && y < 5:
+			return light
+		case x >= 5 && x < 9 && y >= 2 && y < 6:
+			return navy
+		}
+		return white
+	})
+	h := build(t, img, Config{SpeckleArea: 4, LayerDifference: 16})
+	if len(h.Shapes) != 3 || h.Shapes[1].Parent != 0 || h.Shapes[2].Parent != 0 {
+		t.Fatalf("want a field with two children, got %+v", h.Shapes)
+	}
+	gray := color.NRGBA{100, 100, 100, 255}
+	h.Repaint([]color.NRGBA{gray, white})
+	var lead []int
+	for i, s := range h.Shapes {
+		if !s.Folded && s.Color == gray {
+			lead = append(lead, i)
+		}
+	}
+	if len(lead) != 1 || len(h.Joined(lead[0])) != 1 {
+		t.Fatalf("gray shapes drawn: %v (joined %v), want one with the other joined", lead, h.Joined(lead[0]))
+	}
+	for _, m := range []Mode{Stacked, Cutout} {
+		for _, p := range []int{3*12 + 3, 3*12 + 6} { // a pixel of each square
+			if !h.CoversJoined(lead[0], m, p) {
+				t.Errorf("mode %d: the joined shape does not cover pixel %d", m, p)
+			}
+		}
+		if h.CoversJoined(lead[0], m, 0) {
+			t.Errorf("mode %d: the joined shape covers the field", m)
+		}
+	}
+}

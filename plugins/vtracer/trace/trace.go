@@ -175,7 +175,14 @@ func traceClusters(ctx context.Context, img *image.NRGBA, o Options, cfg cluster
 			continue
 		}
 		starts = hier.TopEdges(starts[:0], i, mode)
-		wr.shape(starts, func(p int) bool { return hier.Covers(i, mode, p) }, hier.Shapes[i].Color)
+		in := func(p int) bool { return hier.Covers(i, mode, p) }
+		if joined := hier.Joined(i); joined != nil {
+			for _, j := range joined {
+				starts = hier.TopEdges(starts, int(j), mode)
+			}
+			in = func(p int) bool { return hier.CoversJoined(i, mode, p) }
+		}
+		wr.shape(starts, in, hier.Shapes[i].Color)
 	}
 	if w*h >= collectArea {
 		// The hierarchy (8 bytes a pixel) is garbage now: collect it before the
