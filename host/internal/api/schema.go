@@ -120,6 +120,16 @@ func describeParams(d sdk.Descriptor) *ordered {
 			}
 			desc.set("maxLength", ml)
 		}
+		if p.Type == sdk.List {
+			ml, mi := p.MaxLength, p.MaxItems
+			if ml == 0 {
+				ml = sdk.DefaultMaxLength
+			}
+			if mi == 0 {
+				mi = sdk.DefaultMaxItems
+			}
+			desc.set("maxLength", ml).set("maxItems", mi)
+		}
 		out.set(p.Name, desc)
 	}
 	return out

@@ -228,8 +228,10 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 					continue
 				}
 				if _, list := p.value.([]any); list {
-					add(key+"."+p.key, "must be a number, string or boolean, not an array", nil)
-					continue
+					if param, ok := desc.Param(p.key); ok && param.Type != sdk.List {
+						add(key+"."+p.key, "must be a number, string or boolean, not an array", nil)
+						continue
+					}
 				}
 				given[p.key] = p.value
 			}

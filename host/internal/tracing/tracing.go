@@ -60,6 +60,10 @@ type Service struct {
 	Uploads *Budget
 	// Senders bounds the uploads one client address sends at once; nil bounds nothing.
 	Senders *ClientUploads
+	// Pace bounds how slowly a request body may arrive (the receiver of the HTTP
+	// service enforces it); the zero value bounds nothing. A refusal for too many
+	// uploads from one address forecasts from it when a place frees.
+	Pace UploadPace
 	// Usage counts the requests made with an API key.
 	Usage Ledger
 	// Logger receives the failures to count usage; nil logs nothing.

@@ -221,29 +221,50 @@ func (st *Stack) covers(k, o int16) bool {
 // Coverage returns layer k's coverage field: for each pixel, how much of it the layer's
 // bitmap covers (0..1).
 func (st *Stack) Coverage(k int) []float32 {
-	v := make([]float32, st.Width*st.Height)
+	v, _ := st.coverage(k)
+	return v
+}
+
+// span is the columns lo..hi-1 of a row outside which its coverage is zero.
+type span struct{ lo, hi int }
+
+// coverage returns Coverage(k) and, for every row, the span of its nonzero coverage.
+func (st *Stack) coverage(k int) ([]float32, []span) {
+	w := st.Width
+	v := make([]float32, w*st.Height)
+	spans := make([]span, st.Height)
 	kk := int16(k)
-	for i, own := range st.layer {
-		in := st.covers(kk, own)
-		o := st.other[i]
-		switch {
-		case o == -2:
-			if in {
-				v[i] = 1
+	for y := range spans {
+		sp := &spans[y]
+		for x := range w {
+			i := y*w + x
+			in := st.covers(kk, st.layer[i])
+			o := st.other[i]
+			switch {
+			case o == -2:
+				if in {
+					v[i] = 1
+				}
+			default:
+				t := st.cover[i]
+				var f float32
+				if in {
+					f = t
+				}
+				if st.covers(kk, o) {
+					f += 1 - t
+				}
+				v[i] = f
 			}
-		default:
-			t := st.cover[i]
-			var f float32
-			if in {
-				f = t
+			if v[i] != 0 {
+				if sp.hi == 0 {
+					sp.lo = x
+				}
+				sp.hi = x + 1
 			}
-			if st.covers(kk, o) {
-				f += 1 - t
-			}
-			v[i] = f
 		}
 	}
-	return v
+	return v, spans
 }
 
 // Bitmap returns layer k's bitmap, scale times the image's size: the coverage field
@@ -252,7 +273,7 @@ func (st *Stack) Coverage(k int) []float32 {
 func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error) {
 	scale = max(scale, 1)
 	w, h := st.Width, st.Height
-	v := st.Coverage(k)
+	v, spans := st.coverage(k)
 	W, H := w*scale, h*scale
 	bm := trace.NewBitmap(W, H)
 	// Source columns and weights of each bitmap column.
@@ -269,9 +290,21 @@ func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error
 			}
 		}
 		y0, y1, fy := sampleAt(Y, scale, h)
+		// Bitmap columns whose four samples all lie outside both rows' spans sample
+		// zero coverage and stay white.
+		lo, hi := spans[y0], spans[y1]
+		if lo.hi == 0 {
+			lo = hi
+		} else if hi.hi != 0 {
+			lo = span{min(lo.lo, hi.lo), max(lo.hi, hi.hi)}
+		}
+		if lo.hi == 0 {
+			continue
+		}
+		xStart, xEnd := max(0, (lo.lo-1)*scale), min(W, (lo.hi+1)*scale)
 		r0, r1 := v[y0*w:(y0+1)*w], v[y1*w:(y1+1)*w]
 		words := bm.Row(Y)
-		for X := range W {
+		for X := xStart; X < xEnd; X++ {
 			a, b := r0[x0[X]], r0[x1[X]]
 			c, d := r1[x0[X]], r1[x1[X]]
 			if a == b && b == c && c == d {

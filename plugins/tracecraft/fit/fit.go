@@ -132,8 +132,13 @@ func corners(s []Point, closed bool, minAngle float64) []int {
 	}
 	for g := 0; g < ngaps; g++ {
 		// The turn must show at both scales: measured over cornerReach alone, the
-		// middle of a narrow notch looks sharper than its two real corners.
-		angle[g] = min(turn(g, cornerReach), turn(g, cornerReach/2))
+		// middle of a narrow notch looks sharper than its two real corners. Below
+		// minAngle the value only has to stay below it (it is no corner and loses
+		// every comparison with one), so the second scale is skipped.
+		angle[g] = turn(g, cornerReach)
+		if angle[g] >= minAngle {
+			angle[g] = min(angle[g], turn(g, cornerReach/2))
+		}
 	}
 	var out []int
 	for g := 0; g < ngaps; g++ {

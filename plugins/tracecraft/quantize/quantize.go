@@ -204,14 +204,14 @@ func opaque(pix []uint8) bool {
 	return true
 }
 
-// differ reports whether two premultiplied pixels differ by more than flatTolerance in
-// some channel.
-func differ(a, b []uint8) bool {
-	if binary.LittleEndian.Uint32(a) == binary.LittleEndian.Uint32(b) {
+// differ reports whether two premultiplied pixels, read as little-endian words, differ
+// by more than flatTolerance in some channel.
+func differ(a, b uint32) bool {
+	if a == b {
 		return false // the common case inside flat areas
 	}
-	for c := 0; c < 4; c++ {
-		d := int(a[c]) - int(b[c])
+	for sh := 0; sh < 32; sh += 8 {
+		d := int(a>>sh&0xff) - int(b>>sh&0xff)
 		if d > flatTolerance || d < -flatTolerance {
 			return true
 		}
@@ -221,30 +221,68 @@ func differ(a, b []uint8) bool {
 
 // markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
 // and returns the counts of opaque and flat pixels. pm is the premultiplied image.
+// Each pair of neighbours is compared once: a pixel's comparison with the pixel to its
+// right (below) is the right-hand (lower) one's with its left (upper) neighbour.
 func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, nflat int, err error) {
-	err = parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+	grain := rowGrain(w)
+	downs := make([][]bool, parallel.Workers(h, grain))
+	counts := make([][2]int, len(downs)) // per worker: opaque, flat
+	le := binary.LittleEndian
+	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		if downs[worker] == nil {
+			downs[worker] = make([]bool, w)
+		}
+		// down[x] says whether pixel x of the row above differs from the one below it.
+		down := downs[worker]
+		nOpaque, nFlat := 0, 0
 		for y := y0; y < y1; y++ {
-			for x := 0; x < w; x++ {
-				i := y*w + x
-				p := pm[4*i : 4*i+4]
-				f := uint8(0)
-				if p[3] >= 128 &&
-					(x == 0 || !differ(p, pm[4*i-4:4*i])) && (x+1 == w || !differ(p, pm[4*i+4:4*i+8])) &&
-					(y == 0 || !differ(p, pm[4*(i-w):4*(i-w)+4])) && (y+1 == h || !differ(p, pm[4*(i+w):4*(i+w)+4])) {
-					f = 1
+			row := pm[4*w*y : 4*w*(y+1)]
+			var above, below []uint8
+			if y > 0 {
+				above = pm[4*w*(y-1) : 4*w*y]
+			}
+			if y+1 < h {
+				below = pm[4*w*(y+1) : 4*w*(y+2)]
+			}
+			fl := flat[w*y : w*(y+1)]
+			left := false // whether the pixel differs from its left neighbour
+			c := le.Uint32(row)
+			for x := range fl {
+				var next uint32
+				right := false
+				if x+1 < w {
+					next = le.Uint32(row[4*x+4:])
+					right = differ(c, next)
 				}
-				flat[i] = f
+				up := false
+				if y == y0 {
+					up = above != nil && differ(c, le.Uint32(above[4*x:]))
+				} else {
+					up = down[x]
+				}
+				dn := below != nil && differ(c, le.Uint32(below[4*x:]))
+				down[x] = dn
+				f := uint8(0)
+				if c>>24 >= 128 {
+					nOpaque++
+					if !left && !right && !up && !dn {
+						f = 1
+						nFlat++
+					}
+				}
+				fl[x] = f
+				left, c = right, next
 			}
 		}
+		counts[worker][0] += nOpaque
+		counts[worker][1] += nFlat
 	})
 	if err != nil {
 		return 0, 0, err
 	}
-	for i := range flat {
-		if pm[4*i+3] >= 128 {
-			opaque++
-			nflat += int(flat[i])
-		}
+	for _, c := range counts {
+		opaque += c[0]
+		nflat += c[1]
 	}
 	return opaque, nflat, nil
 }
@@ -495,19 +533,25 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 			caches[worker] = cache
 		}
 		for y := y0; y < y1; y++ {
-			row := img.Pix[y*img.Stride:]
-			for x := 0; x < w; x++ {
+			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			index := res.Index[y*w : (y+1)*w]
+			// A run of one colour (most of a flat image) looks its colour up once.
+			lastKey, lastIdx := uint32(0), int16(Transparent)
+			for x := range index {
 				r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
 				if a < 128 {
-					res.Index[y*w+x] = Transparent
+					index[x] = Transparent
 					continue
 				}
 				key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
-				e := &cache[(key*2654435761)>>(32-cacheBits)]
-				if !e.ok || e.key != key {
-					*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+				if key != lastKey {
+					e := &cache[(key*2654435761)>>(32-cacheBits)]
+					if !e.ok || e.key != key {
+						*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+					}
+					lastKey, lastIdx = key, e.idx
 				}
-				res.Index[y*w+x] = e.idx
+				index[x] = lastIdx
 			}
 		}
 	})
@@ -599,4 +643,38 @@ func labToNRGBA(c Lab) color.NRGBA {
 		return uint8(math.Round(v * 255))
 	}
 	return color.NRGBA{enc(r), enc(g), enc(b), uint8(math.Round(math.Max(0, math.Min(1, float64(c.Alpha))) * 255))}
+}
+
+// Restrict repaints the palette with the colours of to: each entry becomes the colour
+// of to nearest it in Oklab (alpha included), entries that become the same colour merge
+// into one, and every pixel's index follows. Regions built afterwards therefore join
+// neighbours that end up with the same colour, and hold no other colour. The merged
+// palette keeps the order of the entries' first use, so the result is deterministic.
+// An empty to leaves r as it is.
+func (r *Result) Restrict(to []color.NRGBA) {
+	if len(to) == 0 || len(r.Palette) == 0 {
+		return
+	}
+	lab := make([]Lab, len(to))
+	for i, c := range to {
+		lab[i] = ToLab(c.R, c.G, c.B, c.A)
+	}
+	slot := make([]int16, len(to)) // new index + 1 of each colour of to, 0: unused
+	remap := make([]int16, len(r.Palette))
+	var pal []color.NRGBA
+	var palLab []Lab
+	for k := range r.Palette {
+		j := Nearest(lab, r.Lab[k])
+		if slot[j] == 0 {
+			pal, palLab = append(pal, to[j]), append(palLab, lab[j])
+			slot[j] = int16(len(pal))
+		}
+		remap[k] = slot[j] - 1
+	}
+	for i, k := range r.Index {
+		if k >= 0 {
+			r.Index[i] = remap[k]
+		}
+	}
+	r.Palette, r.Lab = pal, palLab
 }

@@ -157,6 +157,11 @@ type edgeState struct {
 	// they are too alike for coverage to mean anything, or one side is outside.
 	left, right [4]float32
 	measurable  bool
+	// diff is left - right, diff2 its squared length and minAlpha the alpha below
+	// which a pixel is read as a seam: what coverage needs, worked out once per edge.
+	diff     [4]float32
+	diff2    float32
+	minAlpha float32
 	// tolScale multiplies the fit tolerance: a boundary between similar colours
 	// may stray further for the same visible error.
 	tolScale float64
@@ -245,8 +250,8 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 	pm, rm := seg.Planar, seg.Regions
 	w := rm.Width
 	states := make([]edgeState, len(pm.Edges))
-	imagePremul := func(i int32) [4]float32 {
-		o := int(i%int32(w))*4 + int(i/int32(w))*img.Stride
+	imagePremul := func(x, y int) [4]float32 {
+		o := x*4 + y*img.Stride
 		a := float32(img.Pix[o+3])
 		return [4]float32{float32(img.Pix[o]) * a / 255, float32(img.Pix[o+1]) * a / 255, float32(img.Pix[o+2]) * a / 255, a}
 	}
@@ -257,6 +262,7 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 			e := &pm.Edges[ei]
 			st := &states[ei]
 			st.left, st.right = res.premul(e.Left), res.premul(e.Right)
+			st.prepare()
 			contrast := dist(st.left, st.right)
 			st.measurable = e.Left >= 0 && e.Right >= 0 && contrast >= minContrast
 			st.tolScale = 1
@@ -276,17 +282,22 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 					continue
 				}
 				nx, ny := int(-dy), int(dx)
+				// The target sums the window's coverages in the order of win.
 				c.win[0] = int32(ly*w + lx)
 				c.nLeft = 1
+				target := st.coverage(imagePremul(lx, ly))
 				if x2, y2 := lx-nx, ly-ny; rm.At(x2, y2) == e.Left {
 					c.win[1] = int32(y2*w + x2)
 					c.nLeft = 2
+					target += st.coverage(imagePremul(x2, y2))
 				}
 				c.win[2] = int32(ry*w + rx)
+				target += st.coverage(imagePremul(rx, ry))
 				if x2, y2 := rx+nx, ry+ny; rm.At(x2, y2) == e.Right {
 					c.win[3] = int32(y2*w + x2)
+					target += st.coverage(imagePremul(x2, y2))
 				}
-				c.target = st.mass(c, imagePremul)
+				c.target = target
 				c.offset = c.target - float32(c.nLeft)
 			}
 			if st.measurable {
@@ -301,10 +312,6 @@ func measureEdges(ctx context.Context, img *image.NRGBA, seg *segment.Segmentati
 	return states, nil
 }
 
-// checkArea is how many pixels of region boxes renderPasses renders between two checks
-// of its context: a few milliseconds of work.
-const checkArea = 1 << 18
-
 // renderPasses runs up to passes rounds of: render every region with the current fits,
 // compare each measurable edge's rendered coverage with its target, and refit the
 // edges that moved; it stops early when no edge changes.
@@ -312,8 +319,6 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 	res := f.res
 	rm := res.Seg.Regions
 	var canvas *render.Canvas
-	var paths []fit.Path
-	var segs []fit.Segment
 	var diffs [][]float32 // per worker
 	defer func() {
 		if canvas != nil {
@@ -326,33 +331,15 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 		} else {
 			canvas.Clear()
 		}
-		area := 0 // pixels of the regions' boxes rendered since ctx was checked
-		for reg := range rm.Regions {
-			if reg%256 == 0 || area >= checkArea {
-				// A region's render costs about its box: a photograph's large regions
-				// would otherwise take a good part of a second between checks.
-				area = 0
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if rm.Regions[reg].Transparent() {
-				continue
-			}
-			area += rm.Regions[reg].Bounds.Dx() * rm.Regions[reg].Bounds.Dy()
-			paths, segs = res.RegionPaths(reg, paths[:0], segs[:0])
-			canvas.Add(paths, rm.Regions[reg].Bounds.Inset(-2), res.premul(int32(reg)))
-		}
-		rendered := func(i int32) [4]float32 {
-			p := canvas.Pix[4*i : 4*i+4]
-			return [4]float32{p[0], p[1], p[2], p[3]}
+		if err := f.render(ctx, canvas); err != nil {
+			return err
 		}
 		if len(diffs) < parallel.Workers(len(f.states), edgeGrain) {
 			diffs = make([][]float32, parallel.Workers(len(f.states), edgeGrain))
 		}
 		err := parallel.For(ctx, len(f.states), edgeGrain, func(worker, lo, hi int) {
 			for ei := lo; ei < hi; ei++ {
-				if f.states[ei].measurable && f.states[ei].correct(rendered, &diffs[worker]) {
+				if f.states[ei].measurable && f.states[ei].correct(canvas.Pix, &diffs[worker]) {
 					f.dirty[ei] = true
 				}
 			}
@@ -368,6 +355,82 @@ func (f *fitter) renderPasses(ctx context.Context, passes int) error {
 		}
 	}
 	return nil
+}
+
+// maskArea bounds the pixels of the region masks render holds at once: it rasterises
+// the regions of one batch in parallel, then adds them to the canvas in order. A batch
+// takes some milliseconds, and the context is checked between batches and between the
+// ranges of regions a batch hands out.
+const maskArea = 1 << 22
+
+// regionGrain is the fewest regions worth handing to a goroutine of their own.
+const regionGrain = 8
+
+// render draws every region with the current fits onto canvas, transparent regions left
+// out. Regions are rasterised in parallel, in batches of at most maskArea pixels of
+// masks, and added in region order, so every pixel sums the same floats in the same
+// order whatever the number of cores.
+func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
+	res := f.res
+	rm := res.Seg.Regions
+	full := image.Rect(0, 0, rm.Width, rm.Height)
+	bounds := func(reg int) image.Rectangle { return rm.Regions[reg].Bounds.Inset(-2).Intersect(full) }
+	workers := parallel.Workers(len(rm.Regions), regionGrain)
+	if len(f.rasts) < workers {
+		f.rasts = make([]renderScratch, workers)
+	}
+	var masks []render.Mask
+	var buf []uint8
+	for lo := 0; lo < len(rm.Regions); {
+		// The batch: regions lo..hi-1, their masks at offsets in buf.
+		hi, area := lo, 0
+		var offsets []int
+		for hi < len(rm.Regions) && (hi == lo || area+bounds(hi).Dx()*bounds(hi).Dy() <= maskArea) {
+			offsets = append(offsets, area)
+			if !rm.Regions[hi].Transparent() {
+				area += bounds(hi).Dx() * bounds(hi).Dy()
+			}
+			hi++
+		}
+		if cap(buf) < area {
+			buf = make([]uint8, area)
+		}
+		buf = buf[:area]
+		masks = slices.Grow(masks[:0], hi-lo)[:hi-lo]
+		err := parallel.For(ctx, hi-lo, regionGrain, func(worker, a, b int) {
+			sc := &f.rasts[worker]
+			for k := a; k < b; k++ {
+				reg := lo + k
+				masks[k] = render.Mask{}
+				if rm.Regions[reg].Transparent() {
+					continue
+				}
+				sc.paths, sc.segs = res.RegionPaths(reg, sc.paths[:0], sc.segs[:0])
+				end := area
+				if k+1 < hi-lo {
+					end = offsets[k+1]
+				}
+				_, masks[k] = sc.rast.Mask(sc.paths, bounds(reg), buf[offsets[k]:end:end])
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for k, m := range masks {
+			if len(m.Alpha) > 0 {
+				canvas.AddMask(m, res.premul(int32(lo+k)))
+			}
+		}
+		lo = hi
+	}
+	return ctx.Err()
+}
+
+// renderScratch is one render worker's rasteriser and path buffers.
+type renderScratch struct {
+	rast  render.Rasterizer
+	paths []fit.Path
+	segs  []fit.Segment
 }
 
 // normalSums is the least-squares system for moving a junction so that every edge
@@ -461,15 +524,15 @@ const (
 	tightening  = 0.5
 )
 
-// correct compares the edge's cracks in the render (read with px) with the input and,
-// when the edge is off, moves its samples and tightens its fit. It reports whether it
-// changed anything.
-func (st *edgeState) correct(px func(int32) [4]float32, diff *[]float32) bool {
+// correct compares the edge's cracks in the render (premultiplied RGBA, 4 floats a
+// pixel) with the input and, when the edge is off, moves its samples and tightens its
+// fit. It reports whether it changed anything.
+func (st *edgeState) correct(render []float32, diff *[]float32) bool {
 	n := len(st.cracks)
 	d := (*diff)[:0]
 	for i := range st.cracks {
 		c := &st.cracks[i]
-		d = append(d, c.target-st.mass(c, px))
+		d = append(d, c.target-st.mass(c, render))
 	}
 	*diff = d
 	var total float32
@@ -509,35 +572,43 @@ func abs32(v float32) float32 {
 	return v
 }
 
-// mass sums the left region's coverage over the crack's window, reading pixel colours
-// (premultiplied) with px.
-func (st *edgeState) mass(c *crack, px func(int32) [4]float32) float32 {
-	var d [4]float32
-	var dd float32
-	for k := range d {
-		d[k] = st.left[k] - st.right[k]
-		dd += d[k] * d[k]
+// prepare works out what coverage needs from the edge's side colours.
+func (st *edgeState) prepare() {
+	st.diff2 = 0
+	for k := range st.diff {
+		st.diff[k] = st.left[k] - st.right[k]
+		st.diff2 += st.diff[k] * st.diff[k]
 	}
-	minAlpha := min(st.left[3], st.right[3]) - seamAlpha
+	st.minAlpha = min(st.left[3], st.right[3]) - seamAlpha
+}
+
+// mass sums the left region's coverage over the crack's window in render, premultiplied
+// RGBA with 4 floats a pixel.
+func (st *edgeState) mass(c *crack, render []float32) float32 {
 	var sum float32
 	for _, i := range c.win {
 		if i < 0 {
 			continue
 		}
-		p := px(i)
-		if p[3] < minAlpha {
-			if t, ok := seamCoverage(p, st.left, st.right); ok {
-				sum += t
-				continue
-			}
-		}
-		var t float32
-		for k := range p {
-			t += (p[k] - st.right[k]) * d[k]
-		}
-		sum += max(0, min(1, t/dd))
+		p := render[4*i : 4*i+4 : 4*i+4]
+		sum += st.coverage([4]float32{p[0], p[1], p[2], p[3]})
 	}
 	return sum
+}
+
+// coverage returns the left region's coverage of a pixel of premultiplied colour p: its
+// projection onto the line from the right colour to the left one, or its seam share.
+func (st *edgeState) coverage(p [4]float32) float32 {
+	if p[3] < st.minAlpha {
+		if t, ok := seamCoverage(p, st.left, st.right); ok {
+			return t
+		}
+	}
+	var t float32
+	for k := range p {
+		t += (p[k] - st.right[k]) * st.diff[k]
+	}
+	return max(0, min(1, t/st.diff2))
 }
 
 // seamAlpha is how much more transparent than both regions a pixel must be to count as
@@ -597,21 +668,32 @@ func markOblique(cracks []crack, steps []planar.Dir, closed bool) {
 	if n < minSamples {
 		return
 	}
+	// step returns the step k of the walk along the edge (around it when closed), zero
+	// beyond the ends of an open edge.
+	step := func(k int) (int32, int32) {
+		if closed {
+			k = ((k % n) + n) % n
+		} else if k < 0 || k >= n {
+			return 0, 0
+		}
+		return steps[k].Delta()
+	}
+	// tx, ty sum the steps within obliqueReach of crack i, kept up to date as i moves.
+	var tx, ty int32
+	for k := -obliqueReach; k <= obliqueReach; k++ {
+		dx, dy := step(k)
+		tx += dx
+		ty += dy
+	}
 	for i := range cracks {
+		if i > 0 {
+			ax, ay := step(i + obliqueReach)
+			rx, ry := step(i - obliqueReach - 1)
+			tx += ax - rx
+			ty += ay - ry
+		}
 		if !closed && (i == 0 || i == n-1) {
 			continue
-		}
-		var tx, ty int32
-		for k := i - obliqueReach; k <= i+obliqueReach; k++ {
-			j := k
-			if closed {
-				j = ((k % n) + n) % n
-			} else if j < 0 || j >= n {
-				continue
-			}
-			dx, dy := steps[j].Delta()
-			tx += dx
-			ty += dy
 		}
 		dx, dy := steps[i].Delta()
 		l := math.Hypot(float64(tx), float64(ty))
@@ -642,6 +724,7 @@ type fitter struct {
 	junctions map[planar.Point]fit.Point
 	dirty     []bool        // edges to refit; nil: all
 	samples   [][]fit.Point // per worker
+	rasts     []renderScratch
 }
 
 // edgeGrain is the fewest edges worth handing to a goroutine of their own.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
 	"github.com/tracecraft/tracecraft/sdk/label"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // merger holds the state of one mergeSmall run. Only the regions that start small get a
@@ -36,18 +37,28 @@ type merger struct {
 // surviving regions' indices.
 func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Result, regionPalette []int32, n, minRegion int) error {
 	g := newMerger(m, q, regionPalette, n, minRegion)
-	g.sumColours(img)
+	if err := g.sumColours(ctx, img); err != nil {
+		return err
+	}
 	if err := g.findNeighbours(ctx); err != nil {
 		return err
 	}
 	if err := g.run(ctx); err != nil {
 		return err
 	}
-	for i, l := range m.Labels {
-		m.Labels[i] = g.find(l)
+	root := make([]int32, n)
+	for l := range root {
+		root[l] = g.find(int32(l))
 	}
-	return nil
+	return parallel.For(ctx, len(m.Labels), 1<<16, func(_, lo, hi int) {
+		for i, l := range m.Labels[lo:hi] {
+			m.Labels[lo+i] = root[l]
+		}
+	})
 }
+
+// rowGrain is the fewest rows of width w worth handing to a goroutine of their own.
+func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
 // newMerger counts the regions' sizes and gives a slot to each small one.
 func newMerger(m *Map, q *quantize.Result, regionPalette []int32, n, minRegion int) *merger {
@@ -82,27 +93,49 @@ func (g *merger) find(x int32) int32 { return label.Find(g.parent, x) }
 // mean of their own pixels (premultiplied sums, alpha and count), which for
 // anti-aliasing specks can differ much from their palette colour; large ones by their
 // palette colour.
-func (g *merger) sumColours(img *image.NRGBA) {
+//
+// Rows are summed in parallel, each worker into sums of its own, added up after: the
+// sums hold integers (products of 8-bit values), exact in any order.
+func (g *merger) sumColours(ctx context.Context, img *image.NRGBA) error {
 	w, h := g.m.Width, g.m.Height
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			k := g.slot[g.m.Labels[y*w+x]]
-			if k < 0 {
-				continue
+	grain := rowGrain(w)
+	sums := make([][][5]float64, parallel.Workers(h, grain))
+	err := parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		if sums[worker] == nil {
+			sums[worker] = make([][5]float64, len(g.sum))
+		}
+		sum := sums[worker]
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				k := g.slot[g.m.Labels[y*w+x]]
+				if k < 0 {
+					continue
+				}
+				a := float64(row[4*x+3])
+				if g.q.Index[y*w+x] == quantize.Transparent {
+					a = 0
+				}
+				s := &sum[k]
+				s[0] += float64(row[4*x]) * a
+				s[1] += float64(row[4*x+1]) * a
+				s[2] += float64(row[4*x+2]) * a
+				s[3] += a
+				s[4]++
 			}
-			a := float64(row[4*x+3])
-			if g.q.Index[y*w+x] == quantize.Transparent {
-				a = 0
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for _, sum := range sums {
+		for k := range sum {
+			for c, v := range sum[k] {
+				g.sum[k][c] += v
 			}
-			s := &g.sum[k]
-			s[0] += float64(row[4*x]) * a
-			s[1] += float64(row[4*x+1]) * a
-			s[2] += float64(row[4*x+2]) * a
-			s[3] += a
-			s[4]++
 		}
 	}
+	return nil
 }
 
 // findNeighbours builds the neighbour lists of the small regions from the 4-adjacent
@@ -110,34 +143,39 @@ func (g *merger) sumColours(img *image.NRGBA) {
 func (g *merger) findNeighbours(ctx context.Context) error {
 	w, h, labels, slot := g.m.Width, g.m.Height, g.m.Labels, g.slot
 	// A boundary runs along many pixels, so the pair just seen is skipped before it
-	// reaches the sort (duplicates are dropped after it anyway).
-	var pairs []uint64
-	lastH, lastV := uint64(math.MaxUint64), uint64(math.MaxUint64)
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			a := labels[i]
-			if x+1 < w {
-				if b := labels[i+1]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+	// reaches the sort (duplicates are dropped after it anyway). Rows are scanned in
+	// parallel, each worker into a list of its own: the sort makes their order moot.
+	grain := rowGrain(w)
+	lists := make([][]uint64, parallel.Workers(h, grain))
+	err := parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		pairs := lists[worker]
+		lastH, lastV := uint64(math.MaxUint64), uint64(math.MaxUint64)
+		for y := y0; y < y1; y++ {
+			row := labels[y*w : (y+1)*w]
+			for x := 1; x < w; x++ {
+				if a, b := row[x-1], row[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
 					if k := pairKey(a, b); k != lastH {
 						pairs, lastH = append(pairs, k), k
 					}
 				}
 			}
 			if y+1 < h {
-				if b := labels[i+w]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					if k := pairKey(a, b); k != lastV {
-						pairs, lastV = append(pairs, k), k
+				below := labels[(y+1)*w : (y+2)*w]
+				for x, a := range row {
+					if b := below[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
+						if k := pairKey(a, b); k != lastV {
+							pairs, lastV = append(pairs, k), k
+						}
 					}
 				}
 			}
 		}
+		lists[worker] = pairs
+	})
+	if err != nil {
+		return err
 	}
+	pairs := slices.Concat(lists...)
 	slices.Sort(pairs)
 	for i, p := range pairs {
 		if i > 0 && pairs[i-1] == p {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
 	"github.com/tracecraft/tracecraft/sdk/label"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Region is one 4-connected area of the label map.
@@ -80,59 +81,146 @@ func Build(ctx context.Context, img *image.NRGBA, q *quantize.Result, opt Option
 			return nil, err
 		}
 		m.Labels = labels
-		m.measure(func(i int) int { return int(pal[i]) }, q, n)
+		m.measure(pal, q, n)
 		return m, nil
 	}
-	m.measure(func(i int) int { return int(q.Index[i]) }, q, n)
+	m.measure(q.Index, q, n)
 	return m, nil
 }
 
 // components labels the 4-connected components of equal key, numbering them in raster
-// order of their first pixel. It is the classic two-pass union-find labelling. The
-// labels are written into dst when it is not nil (w*h long; its contents are lost).
+// order of their first pixel. It is the classic two-pass union-find labelling, done by
+// runs (each run of equal keys in a row takes one provisional label, joined with the
+// labels of the equal-keyed pixels above it) and in bands of rows across cores (each
+// band labels its rows with labels of its own, then the bands are joined along the rows
+// where they meet). The labels are written into dst when it is not nil (w*h long; its
+// contents are lost).
+//
+// Provisional labels count up in raster order over the whole image (a band's follow the
+// previous band's), a set's smallest label is its root (label.Union keeps the smaller)
+// and was given at the set's first pixel in raster order, so label.Number numbers the
+// components in that order, however the rows are split into bands.
 func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int32, int, error) {
+	return componentsInBands(ctx, w, h, key, dst, min(maxBands, (h+bandRows(w)-1)/bandRows(w)))
+}
+
+// componentsInBands is components with the rows cut into the given number of bands.
+func componentsInBands(ctx context.Context, w, h int, key []int16, dst []int32, bands int) ([]int32, int, error) {
 	labels := dst
 	if labels == nil {
 		labels = make([]int32, w*h)
 	}
-	parent := make([]int32, 0, 1024)
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, 0, err
+	bands = max(1, min(bands, h))
+	first := func(b int) int { return b * h / bands } // first row of band b
+	parents := make([][]int32, bands)
+	err := parallel.For(ctx, bands, 1, func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			parents[b] = labelRows(w, key, labels, first(b), first(b+1))
+		}
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	// One forest over every band's labels, band b's offset by the labels before it.
+	offset := make([]int32, bands+1)
+	for b, p := range parents {
+		offset[b+1] = offset[b] + int32(len(p))
+	}
+	parent := make([]int32, offset[bands])
+	for b, p := range parents {
+		for i, v := range p {
+			parent[offset[b]+int32(i)] = offset[b] + v
+		}
+	}
+	for b := 1; b < bands; b++ {
+		y := first(b)
+		joinRows(w, key, labels, y, offset[b-1], offset[b], parent)
+	}
+	n := label.Number(parent)
+	err = parallel.For(ctx, bands, 1, func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			off := offset[b]
+			for i := first(b) * w; i < first(b+1)*w; i++ {
+				labels[i] = parent[off+labels[i]]
 			}
 		}
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	return labels, n, nil
+}
+
+// bandRows is the fewest rows of width w worth labelling on a goroutine of their own,
+// and maxBands the most bands: enough to share the rows among cores and to check for
+// cancellation between bands often enough on the largest images.
+func bandRows(w int) int { return max(1, 65536/max(1, w)) }
+
+const maxBands = 64
+
+// labelRows labels rows y0..y1-1 of key by runs, with labels counted from 0 for these
+// rows alone, into labels, and returns their union-find forest.
+func labelRows(w int, key []int16, labels []int32, y0, y1 int) []int32 {
+	parent := make([]int32, 0, 256)
+	for y := y0; y < y1; y++ {
 		row, lab := key[y*w:(y+1)*w], labels[y*w:(y+1)*w]
 		var up []int16
 		var labUp []int32
-		if y > 0 {
+		if y > y0 {
 			up, labUp = key[(y-1)*w:y*w], labels[(y-1)*w:y*w]
 		}
-		for x, k := range row {
-			left := x > 0 && row[x-1] == k
-			upSame := up != nil && up[x] == k
-			switch {
-			case left && upSame:
-				if a, b := lab[x-1], labUp[x]; a == b {
-					lab[x] = a // already one set: Union would only return its root
-				} else {
-					lab[x] = label.Union(parent, a, b)
-				}
-			case left:
-				lab[x] = lab[x-1]
-			case upSame:
-				lab[x] = labUp[x]
-			default:
-				lab[x] = int32(len(parent))
-				parent = append(parent, int32(len(parent)))
+		for x0 := 0; x0 < w; {
+			k := row[x0]
+			x1 := x0 + 1
+			for x1 < w && row[x1] == k {
+				x1++
 			}
+			l, last := int32(-1), int32(-1)
+			if up != nil {
+				for x, u := range up[x0:x1] {
+					lu := labUp[x0+x]
+					if u != k || lu == last {
+						continue // another key, or the run above already joined
+					}
+					last = lu
+					switch {
+					case l < 0:
+						l = lu
+					case lu != l:
+						l = label.Union(parent, l, lu)
+					}
+				}
+			}
+			if l < 0 {
+				l = int32(len(parent))
+				parent = append(parent, l)
+			}
+			for x := x0; x < x1; x++ {
+				lab[x] = l
+			}
+			x0 = x1
 		}
 	}
-	n := label.Number(parent)
-	for i, l := range labels {
-		labels[i] = parent[l]
+	return parent
+}
+
+// joinRows joins the labels of row y (band labels offset by below) with those of the
+// equal-keyed pixels of row y-1 (offset by above) in parent.
+func joinRows(w int, key []int16, labels []int32, y int, above, below int32, parent []int32) {
+	row, up := key[y*w:(y+1)*w], key[(y-1)*w:y*w]
+	lab, labUp := labels[y*w:(y+1)*w], labels[(y-1)*w:y*w]
+	lastA, lastB := int32(-1), int32(-1)
+	for x, k := range row {
+		if up[x] != k {
+			continue
+		}
+		a, b := labUp[x], lab[x]
+		if a == lastA && b == lastB {
+			continue // the same two runs as the pixel before
+		}
+		lastA, lastB = a, b
+		label.Union(parent, above+a, below+b)
 	}
-	return labels, n, nil
 }
 
 // regionPalettes returns the palette index of each region of the current labels.
@@ -149,28 +237,33 @@ func (m *Map) regionPalettes(q *quantize.Result, n int) []int32 {
 	return pal
 }
 
-// measure fills m.Regions from the labels: palette, colour, area and bounds. paletteAt
-// gives each pixel's palette index after merging.
-func (m *Map) measure(paletteAt func(i int) int, q *quantize.Result, n int) {
+// measure fills m.Regions from the labels: palette, colour, area and bounds. palette
+// holds each pixel's palette index after merging. It reads the labels by runs.
+func (m *Map) measure(palette []int16, q *quantize.Result, n int) {
 	w, h := m.Width, m.Height
 	m.Regions = make([]Region, n)
 	seen := make([]bool, n)
 	type box struct{ x0, y0, x1, y1 int }
 	boxes := make([]box, n)
 	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			l := m.Labels[i]
+		row := m.Labels[y*w : (y+1)*w]
+		for x0 := 0; x0 < w; {
+			l := row[x0]
+			x1 := x0 + 1
+			for x1 < w && row[x1] == l {
+				x1++
+			}
 			r := &m.Regions[l]
 			b := &boxes[l]
 			if !seen[l] {
 				seen[l] = true
-				r.Palette = paletteAt(i)
-				*b = box{x, y, x + 1, y + 1}
+				r.Palette = int(palette[y*w+x0])
+				*b = box{x0, y, x1, y + 1}
 			} else {
-				b.x0, b.x1, b.y1 = min(b.x0, x), max(b.x1, x+1), y+1
+				b.x0, b.x1, b.y1 = min(b.x0, x0), max(b.x1, x1), y+1
 			}
-			r.Pixels++
+			r.Pixels += x1 - x0
+			x0 = x1
 		}
 	}
 	for l := range m.Regions {

@@ -22,8 +22,8 @@ type Canvas struct {
 	// Pix holds R, G, B, A per pixel in row-major order.
 	Pix []float32
 
-	ras  vector.Rasterizer
-	mask *image.Alpha
+	rast Rasterizer
+	mask []uint8
 }
 
 // pool keeps released canvases: a trace renders one for every refinement pass, and
@@ -50,39 +50,78 @@ func (c *Canvas) Clear() { clear(c.Pix) }
 // Coverage rasterises the closed paths (nonzero winding) within bounds and calls fn with
 // each pixel's index and coverage in (0, 1]. Paths may cross bounds; they are clipped.
 func (c *Canvas) Coverage(paths []fit.Path, bounds image.Rectangle, fn func(i int, cov float32)) {
-	bounds = bounds.Intersect(image.Rect(0, 0, c.Width, c.Height))
-	if bounds.Empty() || len(paths) == 0 {
-		return
-	}
-	bw, bh := bounds.Dx(), bounds.Dy()
-	c.ras.Reset(bw, bh)
-	c.ras.DrawOp = draw.Src
-	ox, oy := float64(bounds.Min.X), float64(bounds.Min.Y)
-	for _, p := range paths {
-		c.ras.MoveTo(float32(p.From.X-ox), float32(p.From.Y-oy))
-		for _, s := range p.Segs {
-			if s.Cubic {
-				c.ras.CubeTo(float32(s.C1.X-ox), float32(s.C1.Y-oy), float32(s.C2.X-ox), float32(s.C2.Y-oy), float32(s.To.X-ox), float32(s.To.Y-oy))
-			} else {
-				c.ras.LineTo(float32(s.To.X-ox), float32(s.To.Y-oy))
-			}
-		}
-		c.ras.ClosePath()
-	}
-	if c.mask == nil || c.mask.Rect.Dx()*c.mask.Rect.Dy() < bw*bh {
-		c.mask = image.NewAlpha(image.Rect(0, 0, bw, bh))
-	}
-	m := &image.Alpha{Pix: c.mask.Pix[:bw*bh], Stride: bw, Rect: image.Rect(0, 0, bw, bh)}
-	c.ras.Draw(m, m.Rect, image.Opaque, image.Point{})
-	for y := 0; y < bh; y++ {
-		row := m.Pix[y*bw : y*bw+bw]
-		base := (bounds.Min.Y+y)*c.Width + bounds.Min.X
+	var m Mask
+	c.mask, m = c.rast.Mask(paths, bounds.Intersect(image.Rect(0, 0, c.Width, c.Height)), c.mask)
+	c.eachCovered(m, fn)
+}
+
+// eachCovered calls fn with the canvas index and coverage of every pixel m covers.
+func (c *Canvas) eachCovered(m Mask, fn func(i int, cov float32)) {
+	bw := m.Bounds.Dx()
+	for y := 0; y < m.Bounds.Dy(); y++ {
+		row := m.Alpha[y*bw : y*bw+bw]
+		base := (m.Bounds.Min.Y+y)*c.Width + m.Bounds.Min.X
 		for x, a := range row {
 			if a != 0 {
 				fn(base+x, float32(a)/255)
 			}
 		}
 	}
+}
+
+// Mask is the coverage of a set of paths within a rectangle of the canvas: one byte a
+// pixel, row by row.
+type Mask struct {
+	Bounds image.Rectangle
+	Alpha  []uint8
+}
+
+// Rasterizer rasterises paths into masks. Its zero value is ready; each goroutine needs
+// its own. The masks are the same whichever Rasterizer makes them.
+type Rasterizer struct {
+	ras vector.Rasterizer
+}
+
+// Mask rasterises the closed paths (nonzero winding) within bounds, which must lie on
+// the canvas, into buf (grown when too small) and returns buf and the mask, which
+// shares buf. Paths may cross bounds; they are clipped.
+func (r *Rasterizer) Mask(paths []fit.Path, bounds image.Rectangle, buf []uint8) ([]uint8, Mask) {
+	if bounds.Empty() || len(paths) == 0 {
+		return buf, Mask{}
+	}
+	bw, bh := bounds.Dx(), bounds.Dy()
+	r.ras.Reset(bw, bh)
+	r.ras.DrawOp = draw.Src
+	ox, oy := float64(bounds.Min.X), float64(bounds.Min.Y)
+	for _, p := range paths {
+		r.ras.MoveTo(float32(p.From.X-ox), float32(p.From.Y-oy))
+		for _, s := range p.Segs {
+			if s.Cubic {
+				r.ras.CubeTo(float32(s.C1.X-ox), float32(s.C1.Y-oy), float32(s.C2.X-ox), float32(s.C2.Y-oy), float32(s.To.X-ox), float32(s.To.Y-oy))
+			} else {
+				r.ras.LineTo(float32(s.To.X-ox), float32(s.To.Y-oy))
+			}
+		}
+		r.ras.ClosePath()
+	}
+	if cap(buf) < bw*bh {
+		buf = make([]uint8, bw*bh)
+	}
+	m := &image.Alpha{Pix: buf[:bw*bh], Stride: bw, Rect: image.Rect(0, 0, bw, bh)}
+	r.ras.Draw(m, m.Rect, image.Opaque, image.Point{})
+	return buf, Mask{Bounds: bounds, Alpha: m.Pix}
+}
+
+// AddMask adds m's coverage times the premultiplied colour pm (0..255 channels) to the
+// canvas, as Add does for the paths m was made of.
+func (c *Canvas) AddMask(m Mask, pm [4]float32) {
+	c.eachCovered(m, func(i int, cov float32) {
+		p := c.Pix[4*i : 4*i+4]
+		p[0] += cov * pm[0]
+		p[1] += cov * pm[1]
+		p[2] += cov * pm[2]
+		p[3] += cov * pm[3]
+	})
 }
 
 // Add rasterises the closed paths and adds their coverage times the premultiplied colour

@@ -337,8 +337,9 @@ func fits(s Shape, pts []fit.Point, border []bool, tol float64) bool {
 	}
 	var sum float64
 	n := 0
+	f := s.frame()
 	for i, p := range pts {
-		d := s.Distance(p)
+		d := f.distance(p)
 		if border[i] {
 			if d > maxSlack*tol {
 				return false
@@ -357,20 +358,41 @@ func fits(s Shape, pts []fit.Point, border []bool, tol float64) bool {
 // Distance returns the signed distance from p to the shape's outline, negative inside
 // (approximate for ellipses: first order, exact on the outline).
 func (s Shape) Distance(p fit.Point) float64 {
+	f := s.frame()
+	return f.distance(p)
+}
+
+// frame is a shape with the sine and cosine of its turn worked out, for measuring the
+// distances of many points.
+type frame struct {
+	s        Shape
+	sin, cos float64
+}
+
+// frame returns the shape's frame.
+func (s Shape) frame() frame {
+	f := frame{s: s}
+	f.sin, f.cos = math.Sincos(-s.Angle * math.Pi / 180)
+	return f
+}
+
+// distance is Shape.Distance.
+func (f *frame) distance(p fit.Point) float64 {
+	s := &f.s
 	switch s.Kind {
 	case Circle:
 		return p.Sub(s.Center).Len() - s.R
 	case Ellipse:
-		u, v := s.local(p)
+		u, v := f.local(p)
 		a2, b2 := s.RX*s.RX, s.RY*s.RY
-		f := u*u/a2 + v*v/b2 - 1
+		fv := u*u/a2 + v*v/b2 - 1
 		g := math.Hypot(2*u/a2, 2*v/b2)
 		if g == 0 {
 			return -math.Min(s.RX, s.RY)
 		}
-		return f / g
+		return fv / g
 	case Rect:
-		u, v := s.local(p)
+		u, v := f.local(p)
 		r := s.R
 		qx := math.Abs(u) - (s.W/2 - r)
 		qy := math.Abs(v) - (s.H/2 - r)
@@ -380,10 +402,9 @@ func (s Shape) Distance(p fit.Point) float64 {
 }
 
 // local returns p in the shape's frame: centred, unrotated.
-func (s Shape) local(p fit.Point) (float64, float64) {
-	d := p.Sub(s.Center)
-	sin, cos := math.Sincos(-s.Angle * math.Pi / 180)
-	return d.X*cos - d.Y*sin, d.X*sin + d.Y*cos
+func (f *frame) local(p fit.Point) (float64, float64) {
+	d := p.Sub(f.s.Center)
+	return d.X*f.cos - d.Y*f.sin, d.X*f.sin + d.Y*f.cos
 }
 
 // moments are the area moments of a closed polyline.

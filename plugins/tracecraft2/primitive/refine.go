@@ -47,9 +47,10 @@ func (s Shape) withParams(p []float64) Shape {
 // cost returns the sum of squared signed distances of the free points.
 func (s Shape) cost(pts []fit.Point, border []bool) float64 {
 	var c float64
+	f := s.frame()
 	for i, p := range pts {
 		if !border[i] {
-			d := s.Distance(p)
+			d := f.distance(p)
 			c += d * d
 		}
 	}
@@ -77,11 +78,11 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 	}
 	res := make([]float64, free)
 	for range refineIterations {
-		sh := s.withParams(p)
+		sh := s.withParams(p).frame()
 		n := 0
 		for i, q := range pts {
 			if !border[i] {
-				res[n] = sh.Distance(q)
+				res[n] = sh.distance(q)
 				n++
 			}
 		}
@@ -89,13 +90,13 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 			h := 1e-4 * math.Max(1, math.Abs(p[j]))
 			pp := append([]float64(nil), p...)
 			pp[j] += h
-			sp := s.withParams(pp)
+			sp := s.withParams(pp).frame()
 			pp[j] -= 2 * h
-			sm := s.withParams(pp)
+			sm := s.withParams(pp).frame()
 			n := 0
 			for i, q := range pts {
 				if !border[i] {
-					jac[j][n] = (sp.Distance(q) - sm.Distance(q)) / (2 * h)
+					jac[j][n] = (sp.distance(q) - sm.distance(q)) / (2 * h)
 					n++
 				}
 			}
