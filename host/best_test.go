@@ -44,6 +44,20 @@ func TestPresetBestAnswersWithTheHigherScoringTrace(t *testing.T) {
 	if best.json["preset"] != want || got != scores[want] || best.json["svg"] != svgs[want] {
 		t.Errorf("best answered preset %v with ssim %v; the candidates score %v, want %s's trace", best.json["preset"], got, scores, want)
 	}
+	// The answer lists both candidates, the kept one first, with the scores each preset's
+	// own answer has.
+	cands, _ := best.json["candidates"].([]any)
+	if len(cands) != 2 {
+		t.Fatalf("candidates %v, want the 2 settings tried", best.json["candidates"])
+	}
+	for i, c := range cands {
+		m, _ := c.(map[string]any)
+		q, _ := m["quality"].(map[string]any)
+		p, _ := m["preset"].(string)
+		if (i == 0 && p != want) || q["ssim"] != scores[p] {
+			t.Errorf("candidate %d = %v, want preset %s first and each with its own answer's ssim %v", i, m, want, scores)
+		}
+	}
 
 	bad := h.vectorize(img, `{"preset":"bets"}`)
 	if bad.status != 400 || bad.errorCode() != "invalid_settings" || !slices.Equal(bad.details(), []string{"preset"}) {

@@ -261,6 +261,7 @@ func TestRealAnswersMatchTheOpenAPIDocument(t *testing.T) {
 		{"the web page", get("/"), 200},
 		{"a traced image as JSON", h.vectorizeRequest(img, `{"engine":"zeta"}`), 200},
 		{"a traced image as SVG", h.vectorizeRequest(img, `{"preset":"logo"}`, "Accept", "image/svg+xml"), 200},
+		{"preset best, with its candidates", h.vectorizeRequest(img, `{"preset":"best","output":{"quality":true}}`), 200},
 		{"a keyed trace", h.vectorizeRequest(img, "", "X-API-Key", key), 200},
 		{"no image", noImage(), 400},
 		{"bad settings", h.vectorizeRequest(img, `{"zeta":{"ms":-1,"action":"x"}}`), 400},

@@ -433,10 +433,7 @@ func TestPresetsFitTheBundledEngines(t *testing.T) {
 	t.Parallel()
 	bundled := map[string]sdk.Descriptor{"potrace": potrace.New().Describe(), "vtracer": vtracer.New().Describe(), "tracecraft": tcengine.New().Describe()}
 	for _, p := range selector.Presets() {
-		sets := []settings.Variant{{Name: "", Engine: p.Engine, Params: p.Params}}
-		for _, v := range p.Variants {
-			sets = append(sets, v)
-		}
+		sets := append([]settings.Variant{{Name: "", Engine: p.Engine, Params: p.Params}}, p.Variants...)
 		for _, v := range sets {
 			e, ok := bundled[v.Engine]
 			if !ok {

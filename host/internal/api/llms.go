@@ -32,7 +32,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("> Bitmap-to-SVG tracing service. Upload a PNG, JPEG, WebP, BMP or TIFF image and get back an SVG traced by one of several engines. API version %s.", APIVersion)
 	p("")
 	p("## Endpoints")
-	p("- POST /api/vectorize: multipart/form-data with a file field `image` (required, at most %s MB, at most %d megapixels) and a text field `settings` (optional JSON object). Answers 200 with JSON {svg, engine, originalSize, svgSize, preset, width, height, settings, timings, lane, engineVersion, travelLength, quality}. originalSize and svgSize are in bytes; travelLength (pen-up travel in pixels) only from engines that order strokes for a pen (centerline); quality only when output.quality is true (see Output). The JSON also has format, mediaType, fileName, fileSize and, for a format other than svg, file (the file in base64; svg stays in svg). Send an Accept header to get the bare file instead: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, image/png; q-values count and a tie goes to JSON. Without output.format that type chooses the format; with it, only that format's types are offered. An Accept nothing offered satisfies is 406 not_acceptable, details listing the types. A bare file comes with Content-Disposition: inline; filename=\"trace.<format>\".", maxMB, s.Limits.MaxPixels/1_000_000)
+	p("- POST /api/vectorize: multipart/form-data with a file field `image` (required, at most %s MB, at most %d megapixels) and a text field `settings` (optional JSON object). Answers 200 with JSON {svg, engine, originalSize, svgSize, preset, width, height, settings, timings, lane, engineVersion, travelLength, quality, candidates}. originalSize and svgSize are in bytes; travelLength (pen-up travel in pixels) only from engines that order strokes for a pen (centerline); quality only when output.quality is true (see Output); candidates only for preset best (see Presets). The JSON also has format, mediaType, fileName, fileSize and, for a format other than svg, file (the file in base64; svg stays in svg). Send an Accept header to get the bare file instead: image/svg+xml, application/pdf, application/postscript (EPS), image/vnd.dxf or application/dxf, image/png; q-values count and a tie goes to JSON. Without output.format that type chooses the format; with it, only that format's types are offered. An Accept nothing offered satisfies is 406 not_acceptable, details listing the types. A bare file comes with Content-Disposition: inline; filename=\"trace.<format>\".", maxMB, s.Limits.MaxPixels/1_000_000)
 	p("- GET /api/schema: every engine's parameters (type, min, max, default, step, values, description), the engine lists and the presets, as JSON.")
 	p("- GET /api/health: status (ok or degraded), API version, lanes (workers, busy, queued, capacity) and engines.")
 	p("- GET /api/usage: your key's usage per day (send X-API-Key); query from and to as YYYY-MM-DD, default the last 30 days.")
@@ -61,7 +61,7 @@ func (s *Server) llms(c *gin.Context) {
 			p("  - variant %s, for %s: engine %s%s.", v.Name, v.When, v.Engine, paramList(v.Params))
 		}
 	}
-	p("- best: %s.", bestDescription)
+	p("- best: %s. The answer's candidates lists each setting tried: {preset, variant, engine, svgSize, quality {ssim, psnr}} or {preset, engine, error}, the kept one first.", bestDescription)
 	p("")
 	p("## Engines")
 	p("Stable: %s. Experimental: %s.", strings.Join(stable, ", "), orNone(experimental))

@@ -43,6 +43,9 @@ type vectorizeResponse struct {
 	TravelLength *float64 `json:"travelLength,omitempty"`
 	// Quality is the trace's fidelity to the image, when output.quality asks for it.
 	Quality *fidelity.Score `json:"quality,omitempty"`
+	// Candidates are the settings preset best traced and scored, the kept one first;
+	// absent for other presets.
+	Candidates []candidate `json:"candidates,omitempty"`
 	// fileFields carry the file of the output format (format, mediaType, fileName,
 	// fileSize, file).
 	fileFields
@@ -73,6 +76,33 @@ func travelLength(svg []byte) *float64 {
 		return nil
 	}
 	return &f
+}
+
+// candidate is one setting preset best traced: its score and size, or why it has none.
+type candidate struct {
+	Preset  string          `json:"preset"`
+	Variant string          `json:"variant,omitempty"`
+	Engine  string          `json:"engine"`
+	SVGSize int             `json:"svgSize,omitempty"`
+	Quality *fidelity.Score `json:"quality,omitempty"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// candidatesOf turns what preset best tried into the answer's candidates.
+func candidatesOf(tried []tracing.Tried) []candidate {
+	var out []candidate
+	for _, t := range tried {
+		c := candidate{Preset: t.Preset, Variant: t.Variant, Engine: t.Engine, SVGSize: t.Bytes}
+		if t.Quality != nil {
+			r := t.Quality.Round()
+			c.Quality = &r
+		}
+		if t.Err != nil {
+			c.Error = t.Err.Error()
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 type timings struct {
@@ -250,9 +280,9 @@ func (s *Server) answerJSON(c *gin.Context, t traced) {
 	answer := vectorizeResponse{
 		Engine: t.Engine, OriginalSize: t.OriginalSize, SVGSize: len(t.File.SVG),
 		Preset: t.Preset, Width: t.Width, Height: t.Height, Settings: resolved, Lane: t.Lane, EngineVersion: t.EngineVersion,
-		TravelLength: travelLength(t.SVG),
-		Timings:      timings{QueueMs: ms(t.Queued), AnalyzeMs: ms(t.Analyze), DecodeMs: ms(t.Decode), TraceMs: ms(t.Trace), TotalMs: ms(t.Total)},
-		fileFields:   fileOf(t.File),
+		TravelLength: travelLength(t.SVG), Candidates: candidatesOf(t.Tried),
+		Timings:    timings{QueueMs: ms(t.Queued), AnalyzeMs: ms(t.Analyze), DecodeMs: ms(t.Decode), TraceMs: ms(t.Trace), TotalMs: ms(t.Total)},
+		fileFields: fileOf(t.File),
 	}
 	if t.Quality != nil {
 		r := t.Quality.Round()

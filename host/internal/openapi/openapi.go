@@ -497,6 +497,13 @@ func resultSchemas(out obj) {
 			"lane":          obj{"type": "string", "enum": []string{"public", "keyed"}},
 			"engineVersion": str,
 			"quality":       ref("schemas", "Quality"),
+			"candidates": obj{"type": "array", "description": "Preset best only: the settings traced and scored, the kept one first.",
+				"items": obj{"type": "object", "required": []string{"preset", "engine"}, "properties": obj{
+					"preset": str, "variant": str, "engine": str,
+					"svgSize": obj{"type": "integer", "minimum": 0},
+					"quality": ref("schemas", "Quality"),
+					"error":   obj{"type": "string", "description": "Why the setting has no score: the engine's error, or the time budget running out."},
+				}}},
 			"travelLength": obj{"type": "number", "minimum": 0,
 				"description": "Engines that order strokes for a pen (centerline): the pen-up travel between strokes, in pixels."},
 		},

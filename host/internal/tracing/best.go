@@ -107,27 +107,10 @@ func (s *Service) runBest(ctx context.Context, job Job) (best, error) {
 	if len(cands) == 0 {
 		return b, err
 	}
-	results := []traced{{b.out, err}}
-	if len(cands) > 1 {
-		wait := max(time.Duration(float64(time.Since(start))*BestBudget), BestMinWait)
-		if deadline, ok := ctx.Deadline(); ok {
-			wait = min(wait, time.Until(deadline)*3/4)
-		}
-		timer := time.NewTimer(wait)
-		defer timer.Stop()
-		select {
-		case t := <-second:
-			results = append(results, t)
-		case <-timer.C:
-			results = append(results, traced{err: errOverBudget})
-		case <-ctx.Done():
-			results = append(results, traced{err: ctx.Err()})
-		}
-		cancel()
-	}
+	// The first trace is decoded against and scored while the runner-up still runs.
 	img, _, derr := raster.DecodeContext(ctx, image, s.MaxPixels)
 	keep := -1
-	for i, t := range results {
+	add := func(i int, t traced) {
 		tr := Tried{Preset: cands[i].Preset, Variant: cands[i].Variant, Engine: cands[i].Engine, Err: t.err}
 		if t.err == nil && derr == nil {
 			score, err := fidelity.ScoreSVG(ctx, img, t.out.SVG)
@@ -143,6 +126,30 @@ func (s *Service) runBest(ctx context.Context, job Job) (best, error) {
 			tr.Err = derr
 		}
 		b.tried = append(b.tried, tr)
+	}
+	results := []traced{{b.out, err}}
+	var timer *time.Timer
+	if len(cands) > 1 {
+		wait := max(time.Duration(float64(time.Since(start))*BestBudget), BestMinWait)
+		if deadline, ok := ctx.Deadline(); ok {
+			wait = min(wait, time.Until(deadline)*3/4)
+		}
+		timer = time.NewTimer(wait)
+		defer timer.Stop()
+	}
+	add(0, results[0])
+	if len(cands) > 1 {
+		var t traced
+		select {
+		case t = <-second:
+		case <-timer.C:
+			t = traced{err: errOverBudget}
+		case <-ctx.Done():
+			t = traced{err: ctx.Err()}
+		}
+		cancel()
+		results = append(results, t)
+		add(1, t)
 	}
 	if keep < 0 {
 		if err == nil {

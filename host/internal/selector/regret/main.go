@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -37,6 +39,8 @@ func main() {
 	judge := flag.String("judge", "auto,best", "settings to judge against the best of the others (comma-separated)")
 	verbose := flag.Bool("v", false, "print every setting's SSIM per image")
 	exclude := flag.String("exclude", "", "settings to leave out of the pool and the table (comma-separated)")
+	scores := flag.String("scores", "", "read SSIM and bytes from the bench's results instead of scoring: DIR/<prefix><setting>.csv as `bench.sh score --engine <prefix><setting> --results DIR` writes them")
+	prefix := flag.String("prefix", "", "the engine name prefix of -scores files")
 	flag.Parse()
 	files, _ := filepath.Glob(filepath.Join(*corpus, "*", "*.png"))
 	sort.Strings(files)
@@ -52,6 +56,13 @@ func main() {
 		}
 	}
 	judged := strings.Split(*judge, ",")
+	var bench map[string]map[string]cell
+	if *scores != "" {
+		bench = map[string]map[string]cell{}
+		for _, set := range sets {
+			bench[set] = readBench(filepath.Join(*scores, *prefix+set+".csv"))
+		}
+	}
 	table := make([][]cell, len(files))
 	picks := make([]string, len(files))
 	var wg sync.WaitGroup
@@ -74,6 +85,10 @@ func main() {
 			picks[i] = selector.Choose(analysis.Measure(ref))
 			cat, name := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".png")
 			for j, s := range sets {
+				if bench != nil {
+					table[i][j] = bench[s][cat+"/"+name]
+					continue
+				}
 				svg, err := os.ReadFile(filepath.Join(*svgs, s, cat, name+".svg"))
 				if err != nil {
 					continue
@@ -160,4 +175,35 @@ func main() {
 		fmt.Printf("%-6s images %d: within 0.005 %d, more than 0.01 below %d, bytes over 1.5x %d, worst loss %.4f, mean loss %.4f\n",
 			jn, s.n, s.within, s.over01, s.bytesOver, s.worst, s.sum/float64(s.n))
 	}
+}
+
+// readBench reads a bench results CSV: ssim and svgBytes by image (category/name).
+func readBench(path string) map[string]cell {
+	out := map[string]cell{}
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return out
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 {
+		fmt.Fprintln(os.Stderr, path, err)
+		return out
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	for _, r := range rows[1:] {
+		if r[col["ok"]] != "true" {
+			continue
+		}
+		ssim, err1 := strconv.ParseFloat(r[col["ssim"]], 64)
+		bytes, err2 := strconv.Atoi(r[col["svgBytes"]])
+		if err1 == nil && err2 == nil {
+			out[r[col["image"]]] = cell{ssim: ssim, bytes: bytes, ok: true}
+		}
+	}
+	return out
 }
