@@ -221,42 +221,49 @@ func (st *Stack) covers(k, o int16) bool {
 // Coverage returns layer k's coverage field: for each pixel, how much of it the layer's
 // bitmap covers (0..1).
 func (st *Stack) Coverage(k int) []float32 {
-	v, _ := st.coverage(k)
+	v, _ := st.coverage(k, nil)
 	return v
 }
 
 // span is the columns lo..hi-1 of a row outside which its coverage is zero.
 type span struct{ lo, hi int }
 
-// coverage returns Coverage(k) and, for every row, the span of its nonzero coverage.
-func (st *Stack) coverage(k int) ([]float32, []span) {
+// coverage returns Coverage(k), written into buf when it is large enough, and for every
+// row the span of its nonzero coverage.
+func (st *Stack) coverage(k int, buf []float32) ([]float32, []span) {
 	w := st.Width
-	v := make([]float32, w*st.Height)
+	if cap(buf) < w*st.Height {
+		buf = make([]float32, w*st.Height)
+	}
+	v := buf[:w*st.Height]
 	spans := make([]span, st.Height)
-	kk := int16(k)
+	// covers[o+2] is covers(k, o) for every layer o, -1 (transparent) and -2 (none).
+	covers := make([]bool, len(st.Layers)+2)
+	for o := range covers {
+		covers[o] = st.covers(int16(k), int16(o-2))
+	}
 	for y := range spans {
 		sp := &spans[y]
-		for x := range w {
-			i := y*w + x
-			in := st.covers(kk, st.layer[i])
-			o := st.other[i]
-			switch {
-			case o == -2:
+		row := v[y*w : (y+1)*w]
+		layer, other, cover := st.layer[y*w:(y+1)*w], st.other[y*w:(y+1)*w], st.cover[y*w:(y+1)*w]
+		for x := range row {
+			in := covers[layer[x]+2]
+			var f float32
+			if o := other[x]; o == -2 {
 				if in {
-					v[i] = 1
+					f = 1
 				}
-			default:
-				t := st.cover[i]
-				var f float32
+			} else {
+				t := cover[x]
 				if in {
 					f = t
 				}
-				if st.covers(kk, o) {
+				if covers[o+2] {
 					f += 1 - t
 				}
-				v[i] = f
 			}
-			if v[i] != 0 {
+			row[x] = f
+			if f != 0 {
 				if sp.hi == 0 {
 					sp.lo = x
 				}
@@ -271,9 +278,16 @@ func (st *Stack) coverage(k int) ([]float32, []span) {
 // sampled bilinearly at the centre of every bitmap pixel, black where it exceeds one
 // half. Scale 1 traces the pixels whose coverage exceeds one half.
 func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error) {
+	bm, _, err := st.BitmapBuf(ctx, k, scale, nil)
+	return bm, err
+}
+
+// BitmapBuf is Bitmap with the coverage field's scratch space: buf is used when large
+// enough and returned, so that a caller making many bitmaps allocates it once.
+func (st *Stack) BitmapBuf(ctx context.Context, k, scale int, buf []float32) (*trace.Bitmap, []float32, error) {
 	scale = max(scale, 1)
 	w, h := st.Width, st.Height
-	v, spans := st.coverage(k)
+	v, spans := st.coverage(k, buf)
 	W, H := w*scale, h*scale
 	bm := trace.NewBitmap(W, H)
 	// Source columns and weights of each bitmap column.
@@ -286,7 +300,7 @@ func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error
 	for Y := range H {
 		if Y%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, v, err
 			}
 		}
 		y0, y1, fy := sampleAt(Y, scale, h)
@@ -320,7 +334,7 @@ func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error
 			}
 		}
 	}
-	return bm, nil
+	return bm, v, nil
 }
 
 // sampleAt returns the two source pixels and the weight of the second for bitmap pixel
