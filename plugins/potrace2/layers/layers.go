@@ -318,23 +318,46 @@ func (st *Stack) BitmapBuf(ctx context.Context, k, scale int, buf []float32) (*t
 		xStart, xEnd := max(0, (lo.lo-1)*scale), min(W, (lo.hi+1)*scale)
 		r0, r1 := v[y0*w:(y0+1)*w], v[y1*w:(y1+1)*w]
 		words := bm.Row(Y)
-		for X := xStart; X < xEnd; X++ {
-			a, b := r0[x0[X]], r0[x1[X]]
-			c, d := r1[x0[X]], r1[x1[X]]
-			if a == b && b == c && c == d {
-				if a > 0.5 {
-					words[X>>6] |= 1 << (uint(X) & 63)
+		for xa := xStart; xa < xEnd; {
+			// The columns xa..xb-1 of one word: where every source sample they read
+			// holds the same value, they all get that value's bit at once.
+			xb := min(xEnd, (xa|63)+1)
+			if c := r0[x0[xa]]; uniform(r0[x0[xa]:x1[xb-1]+1], c) && uniform(r1[x0[xa]:x1[xb-1]+1], c) {
+				if c > 0.5 {
+					words[xa>>6] |= (^uint64(0) >> (64 - uint(xb-xa))) << (uint(xa) & 63)
 				}
+				xa = xb
 				continue
 			}
-			top := a + (b-a)*fx[X]
-			bot := c + (d-c)*fx[X]
-			if top+(bot-top)*fy > 0.5 {
-				words[X>>6] |= 1 << (uint(X) & 63)
+			for X := xa; X < xb; X++ {
+				a, b := r0[x0[X]], r0[x1[X]]
+				c, d := r1[x0[X]], r1[x1[X]]
+				if a == b && b == c && c == d {
+					if a > 0.5 {
+						words[X>>6] |= 1 << (uint(X) & 63)
+					}
+					continue
+				}
+				top := a + (b-a)*fx[X]
+				bot := c + (d-c)*fx[X]
+				if top+(bot-top)*fy > 0.5 {
+					words[X>>6] |= 1 << (uint(X) & 63)
+				}
 			}
+			xa = xb
 		}
 	}
 	return bm, v, nil
+}
+
+// uniform reports whether every value of v is c.
+func uniform(v []float32, c float32) bool {
+	for _, x := range v {
+		if x != c {
+			return false
+		}
+	}
+	return true
 }
 
 // sampleAt returns the two source pixels and the weight of the second for bitmap pixel
