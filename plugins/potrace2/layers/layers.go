@@ -27,6 +27,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/plugins/potrace/trace"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/regions"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // OpaqueAlpha is the palette alpha from which a layer is drawn opaque: the last few
@@ -121,8 +122,10 @@ func Build(ctx context.Context, img *image.NRGBA, rm *regions.Map) (*Stack, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	st.blends(img)
-	return st, ctx.Err()
+	if err := st.blends(ctx, img); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // premul returns the layer's colour premultiplied, or transparency for -1.
@@ -137,7 +140,7 @@ func (st *Stack) premul(k int16) [4]float32 {
 
 // blends finds, for every pixel next to another layer, the neighbouring layer it blends
 // with and its own layer's share of it.
-func (st *Stack) blends(img *image.NRGBA) {
+func (st *Stack) blends(ctx context.Context, img *image.NRGBA) error {
 	w, h := st.Width, st.Height
 	st.other = make([]int16, w*h)
 	st.cover = make([]float32, w*h)
@@ -145,33 +148,45 @@ func (st *Stack) blends(img *image.NRGBA) {
 	for k := -1; k < len(st.Layers); k++ {
 		paints[k+1] = st.premul(int16(k))
 	}
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			st.other[i] = -2
-			own := st.layer[i]
-			px := row[4*x : 4*x+4]
-			a := float32(px[3])
-			c := [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
-			A := paints[own+1]
-			best := sq(c, A)
-			for _, d := range neighbours {
-				nx, ny := x+d[0], y+d[1]
-				if nx < 0 || ny < 0 || nx >= w || ny >= h {
-					continue
-				}
-				o := st.layer[ny*w+nx]
-				if o == own || o == st.other[i] {
-					continue
-				}
-				t, res, ok := blend(c, A, paints[o+1])
-				if ok && res < best {
-					best, st.other[i], st.cover[i] = res, o, t
+	// Each pixel reads the layers and writes only its own entries: rows run in
+	// parallel with the same result.
+	return parallel.For(ctx, h, max(1, 16384/max(1, w)), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				st.other[i] = -2
+				own := st.layer[i]
+				// The pixel's colour is read only when a neighbour lies in another
+				// layer (most pixels have none).
+				read := false
+				var c, A [4]float32
+				var best float32
+				for _, d := range neighbours {
+					nx, ny := x+d[0], y+d[1]
+					if nx < 0 || ny < 0 || nx >= w || ny >= h {
+						continue
+					}
+					o := st.layer[ny*w+nx]
+					if o == own || o == st.other[i] {
+						continue
+					}
+					if !read {
+						read = true
+						px := row[4*x : 4*x+4]
+						a := float32(px[3])
+						c = [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
+						A = paints[own+1]
+						best = sq(c, A)
+					}
+					t, res, ok := blend(c, A, paints[o+1])
+					if ok && res < best {
+						best, st.other[i], st.cover[i] = res, o, t
+					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // neighbours are the eight neighbouring pixels, 4-neighbours first.
