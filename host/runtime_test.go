@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tracecraft/tracecraft/host/internal/selector"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/internal/testbin"
 	clengine "github.com/tracecraft/tracecraft/plugins/centerline/engine"
 	potrace "github.com/tracecraft/tracecraft/plugins/potrace/engine"
@@ -294,14 +295,16 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 			`{"alphaMax":0}`, `{"alphaMax":1.334}`, `{"optCurve":false}`, `{"optTolerance":1}`}},
 		{"vtracer", erase(vtracer.New()), []string{`{}`, `{"colorMode":"bw"}`, `{"hierarchical":"cutout"}`, `{"mode":"polygon"}`, `{"mode":"pixel"}`,
 			`{"preset":"photo"}`, `{"preset":"poster","colorPrecision":5}`, `{"filterSpeckle":0}`, `{"colorPrecision":3}`, `{"gradientStep":64}`,
-			`{"cornerThreshold":22.5}`, `{"segmentLength":9}`, `{"spliceThreshold":10}`, `{"pathPrecision":2}`}},
+			`{"cornerThreshold":22.5}`, `{"segmentLength":9}`, `{"spliceThreshold":10}`, `{"pathPrecision":2}`,
+			`{"palette":["navy","#e63946","white"]}`, `{"colorMode":"bw","palette":["#e63946","gold"]}`}},
 		{"tracecraft", erase(tcengine.New()), []string{`{}`, `{"maxColors":4}`, `{"minRegion":0}`, `{"tolerance":2}`, `{"drawStyle":"strokeShapes"}`,
 			`{"drawStyle":"strokeEdges","strokeWidth":3,"overrideColor":"rgb(10 20 30)","nonScalingStroke":true}`, `{"shapeStacking":"stacked"}`,
-			`{"groupBy":"color"}`, `{"groupBy":"parent","shapeStacking":"stacked"}`, `{"fixedSize":true}`, `{"gapFiller":"off"}`, `{"gapFiller":"on","gapFillerWidth":2}`}},
+			`{"groupBy":"color"}`, `{"groupBy":"parent","shapeStacking":"stacked"}`, `{"fixedSize":true}`, `{"gapFiller":"off"}`, `{"gapFiller":"on","gapFillerWidth":2}`,
+			`{"palette":["navy","#e63946","white"]}`}},
 		{"tracecraft2", erase(tc2engine.New()), []string{`{}`, `{"maxColors":4,"minRegion":0,"tolerance":1}`, `{"primitives":false}`,
-			`{"primitiveTolerance":1.5,"fixedSize":true}`}},
+			`{"primitiveTolerance":1.5,"fixedSize":true}`, `{"palette":["navy","#e63946","white"]}`}},
 		{"potrace2", erase(p2engine.New()), []string{`{}`, `{"maxColors":4,"minRegion":0}`, `{"turdSize":20,"alphaMax":0.2}`,
-			`{"optTolerance":0.5,"upscale":1}`}},
+			`{"optTolerance":0.5,"upscale":1}`, `{"palette":["navy","#e63946","white"]}`}},
 		{"centerline", erase(clengine.New()), []string{`{}`, `{"colors":3}`, `{"strokeWidth":"variable","fillMode":"hatch"}`}},
 	}
 	dir := t.TempDir()
@@ -430,17 +433,23 @@ func TestPresetsFitTheBundledEngines(t *testing.T) {
 	t.Parallel()
 	bundled := map[string]sdk.Descriptor{"potrace": potrace.New().Describe(), "vtracer": vtracer.New().Describe(), "tracecraft": tcengine.New().Describe()}
 	for _, p := range selector.Presets() {
-		e, ok := bundled[p.Engine]
-		if !ok {
-			t.Errorf("preset %s names engine %s, which is not bundled", p.Name, p.Engine)
-			continue
+		sets := []settings.Variant{{Name: "", Engine: p.Engine, Params: p.Params}}
+		for _, v := range p.Variants {
+			sets = append(sets, v)
 		}
-		for k, v := range p.Params {
-			param, ok := e.Param(k)
+		for _, v := range sets {
+			e, ok := bundled[v.Engine]
 			if !ok {
-				t.Errorf("preset %s: %s has no parameter %s", p.Name, p.Engine, k)
-			} else if msg := param.Check(v); msg != "" {
-				t.Errorf("preset %s: %s.%s = %v %s", p.Name, p.Engine, k, v, msg)
+				t.Errorf("preset %s %s names engine %s, which is not bundled", p.Name, v.Name, v.Engine)
+				continue
+			}
+			for k, val := range v.Params {
+				param, ok := e.Param(k)
+				if !ok {
+					t.Errorf("preset %s %s: %s has no parameter %s", p.Name, v.Name, v.Engine, k)
+				} else if msg := param.Check(val); msg != "" {
+					t.Errorf("preset %s %s: %s.%s = %v %s", p.Name, v.Name, v.Engine, k, val, msg)
+				}
 			}
 		}
 	}

@@ -212,11 +212,11 @@ func (m *Main) Open(ctx context.Context) error {
 	m.api = &api.Server{
 		Tracing: &tracing.Service{Engines: m.engines, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout,
 			Public: m.public, Keyed: m.keyed, Uploads: tracing.NewBudget(cfg.uploadMemory), Senders: tracing.NewClientUploads(cfg.perClient),
+			Pace:  tracing.UploadPace{MinRate: cfg.uploadRate, Grace: cfg.uploadGrace, Limit: readTimeout},
 			Usage: st, Logger: httpLog},
-		UploadPace: api.UploadPace{MinRate: cfg.uploadRate, Grace: cfg.uploadGrace, Limit: readTimeout},
-		Keys:       &auth.Keys{Store: st},
-		Store:      st,
-		Limits:     imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
+		Keys:   &auth.Keys{Store: st},
+		Store:  st,
+		Limits: imagecheck.Limits{MaxBytes: cfg.maxUpload, MaxPixels: cfg.maxPixels},
 		// As many idle files as jobs run at once in both lanes: the steady state reuses
 		// them, a burst makes more and closes them when done.
 		ImageFiles: api.NewImageFiles(cfg.maxUpload, 2*cfg.workers),

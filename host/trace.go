@@ -121,9 +121,13 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		in.res, in.outSize = &res, len(file.Data)
 		if set.Output.Quality {
-			score, err := fidelity.ScoreFile(ctx, res.Traced, c.maxPixels, res.SVG)
-			if err != nil {
-				return describe(in.name, err)
+			score := res.Quality
+			if score == nil {
+				s, err := fidelity.ScoreFile(ctx, res.Traced, c.maxPixels, res.SVG)
+				if err != nil {
+					return describe(in.name, err)
+				}
+				score = &s
 			}
 			in.quality = score.Round().String()
 		}
@@ -168,7 +172,23 @@ func (in *traceInput) choice() string {
 	if in.res.Preset == "" {
 		return "engine " + in.res.Engine + " at its defaults"
 	}
-	return "the " + in.res.Preset + " preset (engine " + in.res.Engine + ")"
+	preset := "the " + in.res.Preset + " preset"
+	if in.res.Variant != "" {
+		preset += " (" + in.res.Variant + ")"
+	}
+	if len(in.res.Tried) > 1 {
+		// Preset best: what it compared.
+		var others []string
+		for _, t := range in.res.Tried[1:] {
+			if t.Quality != nil && t.Quality.SSIM != nil {
+				others = append(others, fmt.Sprintf("%s %s ssim %.4f", t.Preset, t.Engine, *t.Quality.SSIM))
+			} else {
+				others = append(others, fmt.Sprintf("%s %s: %v", t.Preset, t.Engine, t.Err))
+			}
+		}
+		preset += " over " + strings.Join(others, ", ")
+	}
+	return preset + " (engine " + in.res.Engine + ")"
 }
 
 // imageExts are the file name endings a folder's images are recognised by.
@@ -455,6 +475,9 @@ func enginesNeeded(raw []byte) map[string]bool {
 		for _, p := range selector.Presets() {
 			if p.Name == preset {
 				need[p.Engine] = true
+				for _, v := range p.Variants {
+					need[v.Engine] = true
+				}
 			}
 		}
 		if len(need) == 0 {

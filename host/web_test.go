@@ -415,6 +415,28 @@ func TestWebPageTracesAnImageAndExplainsRefusals(t *testing.T) {
 	p.do("reset maxColors", chromedp.Click(chromedp.CSS(`.param[data-param="maxColors"] .reset`)))
 	p.waitAnswer(n, "done")
 
+	// A palette: colours typed into one field (a comma inside rgb() is the colour's)
+	// are sent as a JSON array; a bad colour is marked with its index.
+	n = p.answers()
+	p.typeInto("#p-tracecraft-palette", "#1d3557, white, rgb(230, 57, 70)")
+	p.waitAnswer(n, "done")
+	if curl := p.text("#curl"); !strings.Contains(curl, `"palette":["#1d3557","white","rgb(230, 57, 70)"]`) {
+		t.Errorf("curl command with a palette = %s, want the three colours as an array", curl)
+	}
+	if got := eval[int](p, `document.querySelectorAll('.param[data-param="palette"] .swatch').length`); got != 3 {
+		t.Errorf("the palette shows %d swatches, want 3", got)
+	}
+	p.viewShot("04b-palette")
+	n = p.answers()
+	p.typeInto("#p-tracecraft-palette", "#1d3557, reddish")
+	p.waitAnswer(n, "error")
+	if got := p.text(`.param[data-param="palette"].invalid .param-error`); !strings.Contains(got, "item 1 must be a CSS colour") {
+		t.Errorf("the palette control says %q, want item 1 marked", got)
+	}
+	n = p.answers()
+	p.do("reset the palette", chromedp.Click(chromedp.CSS(`.param[data-param="palette"] .reset`)))
+	p.waitAnswer(n, "done")
+
 	// The quality score: asked for with the checkbox, shown among the facts.
 	n = p.answers()
 	p.do("ask for the quality score", chromedp.Click(chromedp.ID("quality")))

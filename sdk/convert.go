@@ -15,9 +15,13 @@ var paramTypes = map[ParamType]tracev1.ParamType{
 	Enum:    tracev1.ParamType_PARAM_TYPE_ENUM,
 	Boolean: tracev1.ParamType_PARAM_TYPE_BOOLEAN,
 	String:  tracev1.ParamType_PARAM_TYPE_STRING,
+	List:    tracev1.ParamType_PARAM_TYPE_LIST,
 }
 
-func descriptorToProto(d Descriptor) *tracev1.DescribeResponse {
+// descriptorToProto converts d for a host; lists says whether the host understands List
+// parameters, which are left out for one that does not (an older host would refuse the
+// whole description).
+func descriptorToProto(d Descriptor, lists bool) *tracev1.DescribeResponse {
 	out := &tracev1.DescribeResponse{
 		Name: d.Name, Version: d.Version, Description: d.Description, SdkVersion: wire.ReportedSDKVersion(),
 		ReadsImageFile: true, ReadsImageRange: true, KeepsDecoded: true,
@@ -29,10 +33,14 @@ func descriptorToProto(d Descriptor) *tracev1.DescribeResponse {
 		out.Stability = tracev1.Stability_STABILITY_EXPERIMENTAL
 	}
 	for _, p := range d.Params {
+		if p.Type == List && !lists {
+			continue
+		}
 		pp := &tracev1.Param{
 			Name: p.Name, Type: paramTypes[p.Type], Description: p.Description,
 			Min: p.Min, Max: p.Max, Step: p.Step, Integer: p.Integer,
 			Values: p.Values, Format: p.Format, MaxLength: uint32(max(0, p.MaxLength)),
+			MaxItems: uint32(max(0, p.MaxItems)),
 		}
 		if p.Default != nil {
 			v, err := wire.ValueToProto(p.Default)

@@ -22,6 +22,10 @@ const (
 	Enum    ParamType = "enum"
 	Boolean ParamType = "boolean"
 	String  ParamType = "string"
+	// List is a JSON array of strings, each checked as a String of the parameter's
+	// Format and MaxLength, at most MaxItems of them and none repeated (sdk 2.2.0). Its
+	// Go field type is []string; it has no default (empty: not given).
+	List ParamType = "list"
 )
 
 // FormatColor is the Param.Format of a string that must be a CSS colour (see ParseColor).
@@ -29,6 +33,9 @@ const FormatColor = "color"
 
 // DefaultMaxLength bounds a string parameter whose MaxLength is 0.
 const DefaultMaxLength = 256
+
+// DefaultMaxItems bounds a list parameter whose MaxItems is 0.
+const DefaultMaxItems = 256
 
 // Param describes one parameter of an engine.
 type Param struct {
@@ -51,10 +58,14 @@ type Param struct {
 	Integer bool
 	// Values lists the allowed values of an Enum, case-sensitive.
 	Values []string
-	// Format constrains a String; FormatColor is the only format defined.
+	// Format constrains a String, or each item of a List; FormatColor is the only
+	// format defined.
 	Format string
-	// MaxLength bounds a String in bytes; 0 means DefaultMaxLength.
+	// MaxLength bounds a String, or each item of a List, in bytes; 0 means
+	// DefaultMaxLength.
 	MaxLength int
+	// MaxItems bounds the length of a List; 0 means DefaultMaxItems.
+	MaxItems int
 }
 
 // Problem is one thing wrong with a value, in the form the host lists in an error's
@@ -69,46 +80,132 @@ type Problem struct {
 }
 
 // Check returns "" when v is an acceptable value of p, or a message saying why not. v is
-// what a JSON decoder produces: float64, string or bool (other types are wrong types).
+// what a JSON decoder produces: float64, string, bool or, for a List, []any of strings
+// ([]string too); other types are wrong types. For a List with several problems the
+// message names each (Descriptor.CheckValues lists them one by one).
 func (p Param) Check(v any) string {
+	var msgs []string
+	for _, pr := range p.problems(v) {
+		if pr.Field != "" {
+			msgs = append(msgs, "item "+strings.Trim(pr.Field, "[]")+" "+pr.Message)
+		} else {
+			msgs = append(msgs, pr.Message)
+		}
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// problems returns what is wrong with v as a value of p, nil when nothing is. A problem
+// with one item of a List has Field "[i]", i its index, and the item as Value; the
+// others have an empty Field and v as Value.
+func (p Param) problems(v any) []Problem {
+	whole := func(msg string) []Problem { return []Problem{{Message: msg, Value: v}} }
 	switch p.Type {
 	case Number:
 		f, ok := v.(float64)
 		if !ok {
-			return "must be a number"
+			return whole("must be a number")
 		}
 		if math.IsNaN(f) || f < p.Min || f > p.Max {
-			return fmt.Sprintf("must be between %s and %s", formatFloat(p.Min), formatFloat(p.Max))
+			return whole(fmt.Sprintf("must be between %s and %s", formatFloat(p.Min), formatFloat(p.Max)))
 		}
 		if p.Integer && f != math.Trunc(f) {
-			return "must be a whole number"
+			return whole("must be a whole number")
 		}
 	case Enum:
 		s, ok := v.(string)
 		if !ok || !slices.Contains(p.Values, s) {
-			return "must be one of " + quoteList(p.Values)
+			return whole("must be one of " + quoteList(p.Values))
 		}
 	case Boolean:
 		if _, ok := v.(bool); !ok {
-			return "must be true or false"
+			return whole("must be true or false")
 		}
 	case String:
-		s, ok := v.(string)
-		if !ok {
-			return "must be a string"
+		if msg := p.checkString(v); msg != "" {
+			return whole(msg)
 		}
-		if max := p.maxLength(); len(s) > max {
-			return fmt.Sprintf("must be at most %d bytes long", max)
-		}
-		if p.Format == FormatColor {
-			if _, err := ParseColor(s); err != nil {
-				return "must be a CSS colour such as #ff8800, rgb(255 136 0), hsl(32 100% 50%) or orange"
-			}
-		}
+	case List:
+		return p.listProblems(v)
 	default:
-		return "has an unknown type " + strconv.Quote(string(p.Type))
+		return whole("has an unknown type " + strconv.Quote(string(p.Type)))
+	}
+	return nil
+}
+
+// checkString checks a String value, or one item of a List.
+func (p Param) checkString(v any) string {
+	s, ok := v.(string)
+	if !ok {
+		return "must be a string"
+	}
+	if max := p.maxLength(); len(s) > max {
+		return fmt.Sprintf("must be at most %d bytes long", max)
+	}
+	if p.Format == FormatColor {
+		if _, err := ParseColor(s); err != nil {
+			return "must be a CSS colour such as #ff8800, rgb(255 136 0), hsl(32 100% 50%) or orange"
+		}
 	}
 	return ""
+}
+
+// listItems returns the items of a List value, or false when v is no array.
+func listItems(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case []string:
+		items := make([]any, len(x))
+		for i, s := range x {
+			items[i] = s
+		}
+		return items, true
+	}
+	return nil, false
+}
+
+// listProblems checks a List value: an array, not too long, every item a valid String,
+// no item repeated (for FormatColor, no colour repeated however it is written).
+func (p Param) listProblems(v any) []Problem {
+	items, ok := listItems(v)
+	if !ok {
+		what := "strings"
+		if p.Format == FormatColor {
+			what = "CSS colours"
+		}
+		return []Problem{{Message: "must be an array of " + what, Value: v}}
+	}
+	var problems []Problem
+	if max := p.maxItems(); len(items) > max {
+		problems = append(problems, Problem{Message: fmt.Sprintf("must have at most %d items, not %d", max, len(items)), Value: v})
+	}
+	first := map[string]int{}
+	for i, it := range items {
+		at := "[" + strconv.Itoa(i) + "]"
+		if msg := p.checkString(it); msg != "" {
+			problems = append(problems, Problem{Field: at, Message: msg, Value: it})
+			continue
+		}
+		key := it.(string)
+		if p.Format == FormatColor {
+			c, _ := ParseColor(key)
+			key = fmt.Sprint(c)
+		}
+		if j, ok := first[key]; ok {
+			problems = append(problems, Problem{Field: at, Message: fmt.Sprintf("repeats item %d", j), Value: it})
+			continue
+		}
+		first[key] = i
+	}
+	return problems
+}
+
+func (p Param) maxItems() int {
+	if p.MaxItems > 0 {
+		return p.MaxItems
+	}
+	return DefaultMaxItems
 }
 
 func (p Param) maxLength() int {
@@ -176,6 +273,17 @@ func (d Descriptor) Validate() error {
 			if p.MaxLength < 0 {
 				bad("%s: negative maximum length", where)
 			}
+		case List:
+			if p.Format != "" && p.Format != FormatColor {
+				bad("%s: unknown string format %q", where, p.Format)
+			}
+			if p.MaxLength < 0 || p.MaxItems < 0 {
+				bad("%s: negative maximum length or item count", where)
+			}
+			if p.Default != nil {
+				bad("%s: a list has no default", where)
+			}
+			continue
 		default:
 			bad("%s: unknown type %q", where, p.Type)
 			continue

@@ -156,8 +156,8 @@ func bind[P any](e Engine[P]) (bound, error) {
 }
 
 // Describe returns the engine's description.
-func (s *server) Describe(context.Context, *tracev1.DescribeRequest) (*tracev1.DescribeResponse, error) {
-	return descriptorToProto(s.desc), nil
+func (s *server) Describe(_ context.Context, req *tracev1.DescribeRequest) (*tracev1.DescribeResponse, error) {
+	return descriptorToProto(s.desc, req.GetLists()), nil
 }
 
 // Idle answers once no call runs: the host asks after cancelling a call, to learn that

@@ -22,14 +22,16 @@ import (
 //		Policy    string  `param:"policy" enum:"black,white" default:"black" desc:"how to resolve ambiguous pixels"`
 //		Invert    bool    `param:"invert" default:"false" desc:"trace the light areas"`
 //		Stroke    string  `param:"stroke" format:"color" desc:"an optional CSS colour"`
+//		Inks      []string `param:"inks" format:"color" maxItems:"16" desc:"the colours to paint with"`
 //	}
 //
 // Field types: int (a whole Number), float64 (a Number), bool (a Boolean), string (an
-// Enum when the tag has enum, a String otherwise), or Explicit of one of them when the
-// engine needs to know whether the client gave the value. Tags: param (the name clients
-// write, required), desc (one sentence, required), default (required except for a
-// String), min and max (required for a Number), step, enum (comma-separated values),
-// format ("color") and maxLength (for a String). An embedded struct's fields are
+// Enum when the tag has enum, a String otherwise), []string (a List, empty when not
+// given), or Explicit of one of the first four when the engine needs to know whether the
+// client gave the value. Tags: param (the name clients write, required), desc (one
+// sentence, required), default (required except for a String, refused for a List), min
+// and max (required for a Number), step, enum (comma-separated values), format ("color")
+// and maxLength (for a String or each item of a List) and maxItems (for a List). An embedded struct's fields are
 // parameters too, in its place, so engines can share a group of parameters.
 
 // Explicit is a parameter value together with whether the client gave it, for engines
@@ -177,8 +179,27 @@ func parseField(sf reflect.StructField, name string) (field, error) {
 		if hasDefault {
 			p.Default = def
 		}
+	case reflect.Slice:
+		if t.Elem().Kind() != reflect.String || f.explicit {
+			return f, fmt.Errorf("type %s is not int, float64, bool, string, []string or an Explicit of one of the first four", sf.Type)
+		}
+		p.Type, p.Format = List, tag.Get("format")
+		if ml, ok := tag.Lookup("maxLength"); ok {
+			if p.MaxLength, err = strconv.Atoi(ml); err != nil {
+				return f, fmt.Errorf("maxLength %q is not a whole number", ml)
+			}
+		}
+		if mi, ok := tag.Lookup("maxItems"); ok {
+			if p.MaxItems, err = strconv.Atoi(mi); err != nil {
+				return f, fmt.Errorf("maxItems %q is not a whole number", mi)
+			}
+		}
+		if hasDefault {
+			return f, errors.New("a []string parameter has no default tag (an empty list means not given)")
+		}
+		return f, nil
 	default:
-		return f, fmt.Errorf("type %s is not int, float64, bool, string or an Explicit of one", sf.Type)
+		return f, fmt.Errorf("type %s is not int, float64, bool, string, []string or an Explicit of one of the first four", sf.Type)
 	}
 	if !hasDefault && p.Type != String {
 		return f, errors.New("no default tag")
@@ -253,6 +274,14 @@ func (s *schema) fill(v reflect.Value, given map[string]any) {
 			fv.SetString(x)
 		case bool:
 			fv.SetBool(x)
+		case []string:
+			fv.Set(reflect.ValueOf(slices.Clone(x)))
+		case []any:
+			items := make([]string, len(x))
+			for i, it := range x {
+				items[i], _ = it.(string)
+			}
+			fv.Set(reflect.ValueOf(items))
 		}
 	}
 }
@@ -286,9 +315,15 @@ func Check[P any](p P) error {
 				continue
 			}
 			val = fv.String()
+		case reflect.Slice:
+			if fv.Len() == 0 {
+				continue
+			}
+			val = fv.Interface()
 		}
-		if msg := f.param.Check(val); msg != "" {
-			problems = append(problems, Problem{Field: f.param.Name, Message: msg, Value: val})
+		for _, pr := range f.param.problems(val) {
+			pr.Field = f.param.Name + pr.Field
+			problems = append(problems, pr)
 		}
 	}
 	if len(problems) > 0 {
@@ -321,8 +356,9 @@ func checkValues(engine string, params []Param, given map[string]any) []Problem 
 			problems = append(problems, Problem{Field: name, Message: of + "; known: " + strings.Join(names, ", "), Value: v})
 			continue
 		}
-		if msg := params[i].Check(v); msg != "" {
-			problems = append(problems, Problem{Field: name, Message: msg, Value: v})
+		for _, pr := range params[i].problems(v) {
+			pr.Field = name + pr.Field
+			problems = append(problems, pr)
 		}
 	}
 	return problems

@@ -179,7 +179,7 @@ func (c *Client) Exited() bool { return c.pc.Exited() }
 
 // Describe asks the plugin for its description.
 func (c *Client) Describe(ctx context.Context) (sdk.Descriptor, error) {
-	r, err := c.rpc.Describe(ctx, &tracev1.DescribeRequest{})
+	r, err := c.rpc.Describe(ctx, &tracev1.DescribeRequest{Lists: true})
 	if err != nil {
 		return sdk.Descriptor{}, c.callError(ctx, err)
 	}
@@ -210,7 +210,7 @@ func (c *Client) learn(ctx context.Context) error {
 	if c.described.Load() {
 		return nil
 	}
-	r, err := c.rpc.Describe(ctx, &tracev1.DescribeRequest{})
+	r, err := c.rpc.Describe(ctx, &tracev1.DescribeRequest{Lists: true})
 	if err != nil {
 		return err
 	}

@@ -109,6 +109,7 @@ var paramTypes = map[sdk.ParamType]tracev1.ParamType{
 	sdk.Enum:    tracev1.ParamType_PARAM_TYPE_ENUM,
 	sdk.Boolean: tracev1.ParamType_PARAM_TYPE_BOOLEAN,
 	sdk.String:  tracev1.ParamType_PARAM_TYPE_STRING,
+	sdk.List:    tracev1.ParamType_PARAM_TYPE_LIST,
 }
 
 func descriptorFromProto(r *tracev1.DescribeResponse) sdk.Descriptor {
@@ -124,6 +125,7 @@ func descriptorFromProto(r *tracev1.DescribeResponse) sdk.Descriptor {
 			Name: pp.GetName(), Description: pp.GetDescription(),
 			Min: pp.GetMin(), Max: pp.GetMax(), Step: pp.GetStep(), Integer: pp.GetInteger(),
 			Values: pp.GetValues(), Format: pp.GetFormat(), MaxLength: int(pp.GetMaxLength()),
+			MaxItems: int(pp.GetMaxItems()),
 		}
 		for t, pt := range paramTypes {
 			if pt == pp.GetType() {

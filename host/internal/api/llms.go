@@ -57,7 +57,11 @@ func (s *Server) llms(c *gin.Context) {
 	p("- auto (default): the service picks the preset from the image: flat images go to tracecraft, complex images to vtracer, monochrome images to potrace.")
 	for _, pr := range s.Tracing.Presets {
 		p("- %s: %s. Engine %s%s.", pr.Name, pr.Description, pr.Engine, paramList(pr.Params))
+		for _, v := range pr.Variants {
+			p("  - variant %s, for %s: engine %s%s.", v.Name, v.When, v.Engine, paramList(v.Params))
+		}
 	}
+	p("- best: %s.", bestDescription)
 	p("")
 	p("## Engines")
 	p("Stable: %s. Experimental: %s.", strings.Join(stable, ", "), orNone(experimental))
@@ -95,11 +99,11 @@ func (s *Server) llms(c *gin.Context) {
 // uploadLimits describes the bounds on receiving uploads, for /llms.txt.
 func (s *Server) uploadLimits() string {
 	var parts []string
-	if pace := s.UploadPace; pace.MinRate > 0 {
+	if pace := s.Tracing.Pace; pace.MinRate > 0 {
 		parts = append(parts, fmt.Sprintf("after the first %s a body must arrive at %s per second on average, or it is answered 408 upload_too_slow and the connection closed", pace.Grace, bytesText(pace.MinRate)))
 	}
-	if s.UploadPace.Limit > 0 {
-		parts = append(parts, fmt.Sprintf("a request must arrive whole within %s", s.UploadPace.Limit))
+	if s.Tracing.Pace.Limit > 0 {
+		parts = append(parts, fmt.Sprintf("a request must arrive whole within %s", s.Tracing.Pace.Limit))
 	}
 	if n := s.Tracing.Senders.Max(); n > 0 {
 		parts = append(parts, fmt.Sprintf("one address may send %d uploads at once; more are answered 429 too_many_uploads", n))
@@ -130,6 +134,16 @@ func paramSummary(p sdk.Param) string {
 			kind = "CSS colour"
 		}
 		parts = append(parts, kind)
+	case sdk.List:
+		kind := "strings"
+		if p.Format == sdk.FormatColor {
+			kind = "CSS colours"
+		}
+		items := p.MaxItems
+		if items == 0 {
+			items = sdk.DefaultMaxItems
+		}
+		parts = append(parts, fmt.Sprintf("array of at most %d %s, none repeated, default none", items, kind))
 	}
 	if p.Default != nil {
 		parts = append(parts, fmt.Sprintf("default %v", p.Default))

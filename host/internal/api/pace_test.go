@@ -115,7 +115,7 @@ func noisyPNG(t *testing.T, w, h int) []byte {
 // than the grace but keeps the rate is traced.
 func TestASlowOrIdleBodyIsAnswered408AfterTheGrace(t *testing.T) {
 	s, _ := newTestServer(t, &memEngines{}, 4)
-	s.UploadPace = UploadPace{MinRate: 64 << 10, Grace: 300 * time.Millisecond, Limit: time.Minute}
+	s.Tracing.Pace = tracing.UploadPace{MinRate: 64 << 10, Grace: 300 * time.Millisecond, Limit: time.Minute}
 	addr := paceServer(t, s)
 	form := paceForm(noisyPNG(t, 150, 150))
 	tests := []struct {
@@ -155,7 +155,7 @@ func TestASlowOrIdleBodyIsAnswered408AfterTheGrace(t *testing.T) {
 				t.Fatalf("got %d %s after %v, want %d", status, code, took, tc.want)
 			}
 			if tc.want == http.StatusOK {
-				if took < s.UploadPace.Grace {
+				if took < s.Tracing.Pace.Grace {
 					t.Errorf("the body took %v, less than the grace: the test proves nothing", took)
 				}
 				return
@@ -163,8 +163,8 @@ func TestASlowOrIdleBodyIsAnswered408AfterTheGrace(t *testing.T) {
 			if code != fault.UploadTooSlow || !closed {
 				t.Errorf("got %s, closing the connection: %v; want upload_too_slow and close", code, closed)
 			}
-			if took < s.UploadPace.Grace || took > s.UploadPace.Grace+5*time.Second {
-				t.Errorf("answered after %v; the grace is %v", took, s.UploadPace.Grace)
+			if took < s.Tracing.Pace.Grace || took > s.Tracing.Pace.Grace+5*time.Second {
+				t.Errorf("answered after %v; the grace is %v", took, s.Tracing.Pace.Grace)
 			}
 			if used := s.Tracing.Uploads.Used(); used != 0 {
 				t.Errorf("%d bytes of the budget still held after the answer", used)
@@ -180,7 +180,7 @@ func TestASlowOrIdleBodyIsAnswered408AfterTheGrace(t *testing.T) {
 func TestTheUploadBudgetIsHeldByBytesReceived(t *testing.T) {
 	s, _ := newTestServer(t, &memEngines{}, 4)
 	s.Tracing.Uploads = tracing.NewBudget(6 * tracing.HoldStep)
-	s.UploadPace = UploadPace{MinRate: 1 << 20, Grace: time.Minute, Limit: time.Minute}
+	s.Tracing.Pace = tracing.UploadPace{MinRate: 1 << 20, Grace: time.Minute, Limit: time.Minute}
 	addr := paceServer(t, s)
 	var idle []*rawUpload
 	for range 4 {
@@ -222,7 +222,7 @@ func TestTheUploadBudgetIsHeldByBytesReceived(t *testing.T) {
 func TestUploadsPerAddressAreBounded(t *testing.T) {
 	s, _ := newTestServer(t, &memEngines{}, 4)
 	s.Tracing.Senders = tracing.NewClientUploads(2)
-	s.UploadPace = UploadPace{MinRate: 1 << 20, Grace: 500 * time.Millisecond, Limit: time.Minute}
+	s.Tracing.Pace = tracing.UploadPace{MinRate: 1 << 20, Grace: 500 * time.Millisecond, Limit: time.Minute}
 	addr := paceServer(t, s)
 	first := startUpload(t, addr, "127.0.0.1", 1000)
 	startUpload(t, addr, "127.0.0.1", 1000)

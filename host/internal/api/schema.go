@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
+	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk"
 )
 
@@ -118,6 +120,16 @@ func describeParams(d sdk.Descriptor) *ordered {
 			}
 			desc.set("maxLength", ml)
 		}
+		if p.Type == sdk.List {
+			ml, mi := p.MaxLength, p.MaxItems
+			if ml == 0 {
+				ml = sdk.DefaultMaxLength
+			}
+			if mi == 0 {
+				mi = sdk.DefaultMaxItems
+			}
+			desc.set("maxLength", ml).set("maxItems", mi)
+		}
 		out.set(p.Name, desc)
 	}
 	return out
@@ -145,11 +157,27 @@ func (s *Server) schemaBody() *ordered {
 		for _, k := range slices.Sorted(maps.Keys(p.Params)) {
 			params.set(k, p.Params[k])
 		}
-		presets.set(p.Name, newOrdered().set("engine", p.Engine).set("description", p.Description).set(p.Engine, params))
+		entry := newOrdered().set("engine", p.Engine).set("description", p.Description).set(p.Engine, params)
+		if len(p.Variants) > 0 {
+			variants := newOrdered()
+			for _, v := range p.Variants {
+				vp := newOrdered()
+				for _, k := range slices.Sorted(maps.Keys(v.Params)) {
+					vp.set(k, v.Params[k])
+				}
+				variants.set(v.Name, newOrdered().set("when", v.When).set("engine", v.Engine).set(v.Engine, vp))
+			}
+			entry.set("variants", variants)
+		}
+		presets.set(p.Name, entry)
 	}
+	presets.set(settings.Best, newOrdered().set("description", bestDescription))
 	body.set("presets", presets)
 	return body
 }
+
+// bestDescription says what preset best does, for the schema and llms.txt.
+var bestDescription = fmt.Sprintf("the service measures the image, traces it with the preset of its category and with the runner-up (%d settings at once), scores both as output.quality does and answers with the higher SSIM (the smaller file on a tie); slower than auto, never worse than its pick", tracing.BestCandidates)
 
 // schema handles GET /api/schema.
 func (s *Server) schema(c *gin.Context) {

@@ -38,9 +38,6 @@ type Server struct {
 	Store store.Store
 	// Limits bound uploads; zero fields mean imagecheck's defaults.
 	Limits imagecheck.Limits
-	// UploadPace bounds how slowly a request body may arrive; the zero value bounds
-	// nothing.
-	UploadPace UploadPace
 	// ImageFiles holds the files uploaded images are read into; nil reads them into
 	// memory, to be copied to the engine process.
 	ImageFiles *ImageFiles

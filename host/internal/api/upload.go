@@ -324,25 +324,6 @@ func tooLarge(maxImage, size int64) error {
 // the multipart framing.
 func maxBody(maxImage int64) int64 { return maxImage + settings.MaxBytes + multipartSlack }
 
-// UploadPace bounds how slowly a request body may arrive, so that slow or idle
-// connections cannot hold the host's connections and upload budget for long.
-type UploadPace struct {
-	// MinRate is the least average rate, in bytes per second, at which a body must
-	// arrive once Grace has passed: by time Grace + n/MinRate after the first read, n
-	// bytes must have come. 0 sets no minimum.
-	MinRate int64
-	// Grace is the time a body has before MinRate counts (a client's slow start).
-	Grace time.Duration
-	// Limit is the HTTP server's ReadTimeout, which bounds a whole request, for the
-	// message of a body cut off by it; 0 if there is none.
-	Limit time.Duration
-}
-
-// due is when n bytes must have come of a body first read at first.
-func (pace UploadPace) due(first time.Time, n int64) time.Time {
-	return first.Add(pace.Grace + time.Duration(float64(n)/float64(pace.MinRate)*float64(time.Second)))
-}
-
 // receiver reads a request body as it arrives: it reserves the upload budget a step
 // (tracing.HoldStep) ahead of the bytes received, never more than the Content-Length
 // announces, and a watchdog cuts off a body that falls behind the pace (the
@@ -356,7 +337,7 @@ type receiver struct {
 	// hold reserves upload budget (tracing.Request.Hold).
 	hold func(n int64) error
 	rc   *http.ResponseController
-	pace UploadPace
+	pace tracing.UploadPace
 	// expect is the Content-Length, or -1 when unknown.
 	expect int64
 	held   int64
@@ -374,7 +355,7 @@ type receiver struct {
 
 // newReceiver returns a receiver of r's body (perhaps counted) that reserves budget with
 // hold.
-func newReceiver(w http.ResponseWriter, r *http.Request, body io.Reader, hold func(int64) error, pace UploadPace) *receiver {
+func newReceiver(w http.ResponseWriter, r *http.Request, body io.Reader, hold func(int64) error, pace tracing.UploadPace) *receiver {
 	return &receiver{body: body, hold: hold, rc: http.NewResponseController(w), pace: pace, expect: r.ContentLength}
 }
 
@@ -401,7 +382,7 @@ func (rv *receiver) Read(p []byte) (int, error) {
 	if rv.timer == nil && rv.pace.MinRate > 0 {
 		rv.mu.Lock()
 		rv.first = time.Now()
-		rv.timer = time.AfterFunc(time.Until(rv.pace.due(rv.first, 1)), rv.watch)
+		rv.timer = time.AfterFunc(time.Until(rv.pace.Due(rv.first, 1)), rv.watch)
 		rv.mu.Unlock()
 	}
 	n, err := rv.body.Read(p)
@@ -431,7 +412,7 @@ func (rv *receiver) watch() {
 	if rv.over {
 		return
 	}
-	if wait := time.Until(rv.pace.due(rv.first, rv.received+1)); wait > 0 {
+	if wait := time.Until(rv.pace.Due(rv.first, rv.received+1)); wait > 0 {
 		rv.timer.Reset(wait)
 		return
 	}
@@ -465,7 +446,7 @@ func (rv *receiver) Close() error {
 // discards up to 256 KiB of it before answering, so that a client that sends its whole
 // body before reading the answer gets it; one that sends nothing is answered when the
 // grace has passed, not when the request's time limit has.
-func (pace UploadPace) unread(w http.ResponseWriter) {
+func unread(w http.ResponseWriter, pace tracing.UploadPace) {
 	if pace.MinRate > 0 {
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(pace.Grace))
 	}

@@ -105,7 +105,7 @@ func (s *Server) vectorize(c *gin.Context) {
 	if values, sent := c.Request.Header["X-Api-Key"]; sent {
 		key, err := s.Keys.Verify(ctx, strings.TrimSpace(values[0]))
 		if err != nil {
-			s.UploadPace.unread(c.Writer)
+			unread(c.Writer, s.Tracing.Pace)
 			s.fail(c, err)
 			return
 		}
@@ -123,14 +123,14 @@ func (s *Server) vectorize(c *gin.Context) {
 	}
 
 	if err := req.Admit(c.Request.ContentLength); err != nil {
-		s.UploadPace.unread(c.Writer)
+		unread(c.Writer, s.Tracing.Pace)
 		fail(err)
 		return
 	}
 	defer req.Close()
 
 	// The budget is reserved as the body arrives, and the body must keep the pace.
-	body := newReceiver(c.Writer, c.Request, requestBody(c), req.Hold, s.UploadPace)
+	body := newReceiver(c.Writer, c.Request, requestBody(c), req.Hold, s.Tracing.Pace)
 	up, err := readUpload(c.Writer, c.Request, body, s.Limits.MaxBytes, s.ImageFiles)
 	body.Close()
 	// The file goes back once the job is over: Trace returns only after a started job's
@@ -168,6 +168,11 @@ func (s *Server) vectorize(c *gin.Context) {
 		file, err = output.Convert(jobCtx, res.SVG, ans.Format, job.Settings.Output.Size, res.Width, res.Height)
 		if err != nil || !job.Settings.Output.Quality {
 			return err
+		}
+		if res.Quality != nil {
+			// Preset best scored the trace to choose it.
+			score = res.Quality
+			return nil
 		}
 		started := time.Now()
 		score, err = qualityOf(jobCtx, res.Traced, s.Limits.MaxPixels, res.SVG)

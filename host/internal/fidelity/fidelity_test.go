@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
-	"github.com/tracecraft/tracecraft/host/internal/vector"
 )
 
 const w, h = 37, 23
@@ -206,45 +205,6 @@ func TestBandsScoreLikeOneRender(t *testing.T) {
 			banded, err := fidelity.ScoreSVG(context.Background(), ref, svg)
 			if err != nil || *banded.SSIM != *whole.SSIM || banded.PSNR != whole.PSNR {
 				t.Errorf("got %s, want %s (%v)", show(banded), show(whole), err)
-			}
-		})
-	}
-}
-
-// TestPaintSamplesSixteenPointsAPixel checks Paint's anti-aliasing: a pixel covered at n
-// of its 4 x 4 sample points gets n/16 of the colour, as resvg's rasteriser gives it, and
-// strokes up to a pixel wide are hairlines.
-func TestPaintSamplesSixteenPointsAPixel(t *testing.T) {
-	for _, c := range []struct {
-		name, shape string
-		want        uint8 // the red channel of pixel 0,0 (white is 255, black 0)
-	}{
-		{"a whole pixel is the colour", `<path d="M0 0H1V1H0Z"/>`, 0},
-		{"a pixel's left 0.3 covers one column of samples", `<path d="M0 0H.3V1H0Z"/>`, 191},
-		{"its left half covers two", `<path d="M0 0H.5V1H0Z"/>`, 127},
-		{"a strip between samples covers none", `<path d="M.13 0H.37V1H.13Z"/>`, 255},
-		{"a translucent fill scales the coverage", `<path fill-opacity=".5" d="M0 0H.5V1H0Z"/>`, 191},
-		{"an even-odd hole leaves its samples", `<path fill-rule="evenodd" d="M0 0H1V1H0ZM0 0H.5V1H0Z"/>`, 127},
-		{"a non-zero hole of the same direction fills them", `<path d="M0 0H1V1H0ZM0 0H.5V1H0Z"/>`, 0},
-		{"a one-pixel stroke along a row's middle is a hairline filling that row", `<path fill="none" stroke="#000" d="M0 .5H2"/>`, 0},
-		{"a half-pixel stroke is a hairline of half the colour", `<path fill="none" stroke="#000" stroke-width=".5" d="M0 .5H2"/>`, 128},
-		{"a hairline between two rows covers each by half", `<path fill="none" stroke="#000" d="M0 1H1"/>`, 128},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			svg := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2">` + c.shape + `</svg>`
-			doc, err := vector.Parse([]byte(svg))
-			if err != nil {
-				t.Fatal(err)
-			}
-			img, err := fidelity.Paint(context.Background(), doc, 2, 2, 0, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := img.RGBAAt(0, 0); got.R != c.want || got.A != 255 {
-				t.Errorf("pixel 0,0 is %v, want red %d, opaque", got, c.want)
-			}
-			if got := img.RGBAAt(1, 1); got != (color.RGBA{255, 255, 255, 255}) {
-				t.Errorf("pixel 1,1 is %v, want white", got)
 			}
 		})
 	}

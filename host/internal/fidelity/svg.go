@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 
 	"github.com/tracecraft/tracecraft/host/internal/vector"
 	"github.com/tracecraft/tracecraft/sdk/raster"
@@ -22,7 +23,7 @@ var bandPixels = BandPixels
 const minBandRows = 16
 
 // ScoreSVG paints the SVG (an engine's checked SVG, whose viewBox is the image's size)
-// at ref's size as resvg would (Paint) and scores it against ref, both over white.
+// at ref's size as resvg would (vector.Paint) and scores it against ref, both over white.
 // It stops early, returning ctx's error, when ctx ends.
 func ScoreSVG(ctx context.Context, ref image.Image, svg []byte) (Score, error) {
 	doc, err := vector.Parse(svg)
@@ -35,7 +36,7 @@ func ScoreSVG(ctx context.Context, ref image.Image, svg []byte) (Score, error) {
 	rows := max(minBandRows, bandPixels/max(1, w))
 	for y0 := 0; y0 < h; y0 += rows {
 		y1 := min(h, y0+rows)
-		band, err := Paint(ctx, doc, w, h, y0, y1)
+		band, err := vector.Paint(ctx, doc, w, h, y0, y1, color.RGBA{255, 255, 255, 255})
 		if err != nil {
 			return Score{}, err
 		}

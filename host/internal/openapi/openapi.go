@@ -321,6 +321,19 @@ func paramSchema(p sdk.Param) obj {
 		if p.Format != "" {
 			o["format"] = p.Format
 		}
+	case sdk.List:
+		max, items := p.MaxLength, p.MaxItems
+		if max == 0 {
+			max = sdk.DefaultMaxLength
+		}
+		if items == 0 {
+			items = sdk.DefaultMaxItems
+		}
+		item := obj{"type": "string", "maxLength": max, "x-maxBytes": max}
+		if p.Format != "" {
+			item["format"] = p.Format
+		}
+		o["type"], o["items"], o["maxItems"], o["uniqueItems"] = "array", item, items, true
 	}
 	return o
 }
@@ -374,12 +387,13 @@ func (s Service) settingsSchemas(out obj) {
 	for _, p := range cat.Presets {
 		presetNames = append(presetNames, p.Name)
 	}
+	presetNames = append(presetNames, settings.Best)
 	settingsProps["output"] = ref("schemas", "Output")
 	settingsProps["background"] = obj{"type": "string", "enum": settings.BackgroundValues, "default": settings.BackgroundKeep,
 		"description": fmt.Sprintf("remove makes the uniform colour connected to the image border (within %d, Euclidean distance of 8-bit sRGB) "+
 			"transparent before tracing, with every engine; parts of that colour the drawing encloses stay.", background.Tolerance)}
 	settingsProps["preset"] = obj{"type": "string", "enum": presetNames, "default": settings.Auto,
-		"description": "A named engine and parameter set; auto measures the image and picks one."}
+		"description": "A named engine and parameter set; auto measures the image and picks one; best traces the image with the two likeliest and keeps the trace whose quality score is higher."}
 	settingsProps["engine"] = obj{"type": "string", "enum": engineNames, "default": settings.Auto,
 		"description": "The engine to run; alone (without a preset) it runs at its defaults."}
 	out["Settings"] = obj{
@@ -406,7 +420,7 @@ func (s Service) settingsSchemas(out obj) {
 		"type":     "object",
 		"required": []string{"type", "description"},
 		"properties": obj{
-			"type":        obj{"type": "string", "enum": []string{string(sdk.Number), string(sdk.Enum), string(sdk.Boolean), string(sdk.String)}},
+			"type":        obj{"type": "string", "enum": []string{string(sdk.Number), string(sdk.Enum), string(sdk.Boolean), string(sdk.String), string(sdk.List)}},
 			"min":         obj{"type": "number"},
 			"max":         obj{"type": "number"},
 			"default":     obj{"oneOf": []any{obj{"type": "number"}, obj{"type": "string"}, obj{"type": "boolean"}}},
@@ -415,7 +429,8 @@ func (s Service) settingsSchemas(out obj) {
 			"description": obj{"type": "string"},
 			"integer":     obj{"type": "boolean"},
 			"format":      obj{"type": "string"},
-			"maxLength":   obj{"type": "integer", "description": "In bytes."},
+			"maxLength":   obj{"type": "integer", "description": "In bytes; of each item for a list."},
+			"maxItems":    obj{"type": "integer", "description": "The most items a list may have."},
 		},
 	}
 	out["Preset"] = obj{

@@ -31,10 +31,15 @@ func Presets() []settings.Preset {
 			Params: map[string]any{"colorPrecision": 8.0, "gradientStep": 14.0, "pathPrecision": 1.0}},
 		{Name: Poster, Engine: "tracecraft", Description: "illustrations and bold flat shapes: tracecraft with shapes stacked for editing and a tighter fit",
 			Params: map[string]any{"shapeStacking": "stacked", "tolerance": 0.4}},
-		{Name: Lineart, Engine: "potrace", Description: "sketches, engravings, text, monochrome art: potrace keeping corners sharp, with a local threshold for pages in uneven light",
-			Params: map[string]any{"alphaMax": 0.1, "thresholdMode": "auto"}},
+		{Name: Lineart, Engine: "potrace", Description: "sketches, engravings, text, monochrome art: potrace keeping corners sharp, with a local threshold for pages in uneven light; photographs of pages (smooth shading) go to vtracer in full colour precision",
+			Params: map[string]any{"alphaMax": 0.1, "thresholdMode": "auto"},
+			Variants: []settings.Variant{{Name: Shaded, When: "a gray image with smooth shading (a photograph of a page or of a drawing): black and white cannot hold its paper's shades",
+				Engine: "vtracer", Params: map[string]any{"colorPrecision": 8.0, "gradientStep": 14.0, "pathPrecision": 1.0, "filterSpeckle": 2.0}}}},
 	}
 }
+
+// Shaded is the variant of the lineart preset for images with smooth shading.
+const Shaded = "shaded"
 
 // PreferredAnalyzers are the engines whose processes measure images for Choose, in
 // order of preference, when nothing hints at the likely choice; also the engines an
@@ -84,6 +89,44 @@ const (
 	// logoColors: a logo's 4 commonest colours cover nearly all of it.
 	logoColors = 0.9
 )
+
+// Variant returns the variant of the preset called preset that applies to an image with
+// the features f, or "" for the preset's own settings: a gray image with as much smooth
+// shading as a photograph (a page in uneven light, a photographed sketch) is traced in
+// colour under lineart, since black and white loses its paper's shades.
+func Variant(preset string, f map[string]float64) string {
+	if preset == Lineart && f[analysis.GrayShare] > monochromeGray && f[analysis.GradientShare] >= flatShading {
+		return Shaded
+	}
+	return ""
+}
+
+// runnersUp lists, for each category, the categories whose settings are the next most
+// likely to trace its images best, in order: a category's neighbours in Choose's rule.
+var runnersUp = map[string][]string{
+	Lineart: {Logo},          // ink drawings traced as colour regions keep their anti-aliasing
+	Logo:    {Poster, Photo}, // a logo with shading is closer to an illustration or a photograph
+	Poster:  {Photo},         // an illustration with smooth areas may be a photograph
+	Photo:   {Poster},        // a photograph with large flat areas may trace best as flat art
+}
+
+// Candidates returns the choices preset best traces an image with the features f with,
+// most likely first: Choose's category and its runners-up, each with its variant. A gray
+// image's first runner-up is lineart, its neighbour in Choose's rule (a gray photograph
+// and a photographed page differ only in stroke density). Duplicates of settings are the
+// caller's to remove.
+func Candidates(f map[string]float64) []settings.Choice {
+	first := Choose(f)
+	out := []settings.Choice{{Category: first, Variant: Variant(first, f)}}
+	next := runnersUp[first]
+	if first != Lineart && f[analysis.GrayShare] > monochromeGray {
+		next = append([]string{Lineart}, next...)
+	}
+	for _, c := range next {
+		out = append(out, settings.Choice{Category: c, Variant: Variant(c, f)})
+	}
+	return out
+}
 
 // Choose returns the preset category for an image's features (see package analysis).
 //

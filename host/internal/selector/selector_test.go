@@ -6,9 +6,11 @@ import (
 	"image/jpeg"
 	"image/png"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
+	"github.com/tracecraft/tracecraft/host/internal/settings"
 
 	"github.com/tracecraft/tracecraft/sdk/analysis"
 )
@@ -66,6 +68,54 @@ func TestLikelyEngines(t *testing.T) {
 		info, _ := imagecheck.Check(tt.data, imagecheck.Limits{})
 		if got := LikelyEngines(tt.data, info); got[0] != tt.want {
 			t.Errorf("%s: %v, want %s first", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestVariantSendsShadedGrayImagesUnderLineartToColour(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		preset string
+		f      map[string]float64
+		want   string
+	}{
+		{"ink on white paper", Lineart, map[string]float64{analysis.GrayShare: 1, analysis.GradientShare: 0.02}, ""},
+		{"a page photographed in uneven light", Lineart, map[string]float64{analysis.GrayShare: 1, analysis.GradientShare: 0.5}, Shaded},
+		{"a colour photograph under lineart stays black and white", Lineart, map[string]float64{analysis.GrayShare: 0.3, analysis.GradientShare: 0.6}, ""},
+		{"other presets have no variant", Photo, map[string]float64{analysis.GrayShare: 1, analysis.GradientShare: 0.5}, ""},
+	} {
+		if got := Variant(tt.preset, tt.f); got != tt.want {
+			t.Errorf("%s: Variant = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	for _, p := range Presets() {
+		for _, v := range p.Variants {
+			if v.Name != Shaded || p.Name != Lineart {
+				t.Errorf("preset %s has variant %s, which Variant never returns", p.Name, v.Name)
+			}
+		}
+	}
+}
+
+func TestCandidatesStartWithChooseAndAddItsNeighbour(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		f    map[string]float64
+		want []settings.Choice
+	}{
+		{"ink drawing", map[string]float64{analysis.GrayShare: 1, analysis.Top4Share: 0.98, analysis.GradientShare: 0.01},
+			[]settings.Choice{{Category: Lineart}, {Category: Logo}}},
+		{"photographed page", map[string]float64{analysis.GrayShare: 1, analysis.Top4Share: 0.9, analysis.GradientShare: 0.7},
+			[]settings.Choice{{Category: Lineart, Variant: Shaded}, {Category: Logo}}},
+		{"colour logo", map[string]float64{analysis.GrayShare: 0.2, analysis.Top4Share: 0.99, analysis.GradientShare: 0.01},
+			[]settings.Choice{{Category: Logo}, {Category: Poster}, {Category: Photo}}},
+		{"colour photograph", map[string]float64{analysis.Top4Share: 0.15, analysis.GradientShare: 0.6},
+			[]settings.Choice{{Category: Photo}, {Category: Poster}}},
+		{"gray photograph", map[string]float64{analysis.GrayShare: 1, analysis.Top4Share: 0.6, analysis.EdgeShare: 0.03, analysis.GradientShare: 0.5},
+			[]settings.Choice{{Category: Photo}, {Category: Lineart, Variant: Shaded}, {Category: Poster}}},
+	} {
+		if got := Candidates(tt.f); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: Candidates = %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -21,6 +21,11 @@ import (
 // Auto is the preset and engine value that lets the service choose.
 const Auto = "auto"
 
+// Best is the preset value that traces the image with the settings it most likely
+// needs and the runner-up, and keeps the trace whose quality score is higher (see
+// tracing.Service.Run).
+const Best = "best"
+
 // MaxBytes bounds the settings field.
 const MaxBytes = 64 << 10
 
@@ -34,6 +39,39 @@ type Preset struct {
 	Engine string `json:"engine"`
 	// Params are the engine parameters the preset sets; the others keep their defaults.
 	Params map[string]any `json:"params"`
+	// Variants are the other engines and parameters the preset traces some images with;
+	// a preset with variants has the image measured to pick one (see Choice).
+	Variants []Variant `json:"variants,omitempty"`
+}
+
+// Variant is an engine and parameter set a preset uses instead of its own for the images
+// the selector names it for (lineart's "shaded", for photographs of pages).
+type Variant struct {
+	// Name is what the selector calls the variant ("shaded").
+	Name string `json:"name"`
+	// When says which images get the variant.
+	When string `json:"when"`
+	// Engine is the engine the variant uses.
+	Engine string `json:"engine"`
+	// Params are the engine parameters the variant sets.
+	Params map[string]any `json:"params"`
+}
+
+// Variant returns the preset's variant called name.
+func (p Preset) Variant(name string) (Variant, bool) {
+	for _, v := range p.Variants {
+		if v.Name == name {
+			return v, true
+		}
+	}
+	return Variant{}, false
+}
+
+// Choice is what the service chose for an image from its measures: the preset category
+// for an auto preset, and the variant of the preset that applies ("" for the preset's
+// own settings).
+type Choice struct {
+	Category, Variant string
 }
 
 // Catalog is what validation checks settings against: the installed engines and the
@@ -82,7 +120,7 @@ func (c Catalog) presetNames() []string {
 	for _, p := range c.Presets {
 		names = append(names, p.Name)
 	}
-	return names
+	return append(names, Best)
 }
 
 // Settings are a request's validated settings.
@@ -91,6 +129,9 @@ type Settings struct {
 	Preset string
 	// PresetGiven says whether the request named a preset.
 	PresetGiven bool
+	// PresetVaries says whether the preset named has variants, so that the image is
+	// measured to pick one.
+	PresetVaries bool
 	// Engine is the engine asked for; Auto when not given.
 	Engine string
 	// Params holds each engine's explicitly given parameters, by engine name.
@@ -116,9 +157,11 @@ const (
 var BackgroundValues = []string{BackgroundKeep, BackgroundRemove}
 
 // NeedsAnalysis reports whether choosing the engine or preset needs the image measured:
-// when the preset is auto, unless an explicit engine was given without a preset.
+// when the preset is auto, unless an explicit engine was given without a preset; when it
+// is best; and when it has variants and no explicit engine overrides it.
 func (s Settings) NeedsAnalysis() bool {
-	return s.Preset == Auto && (s.PresetGiven || s.Engine == Auto)
+	return (s.Preset == Auto && (s.PresetGiven || s.Engine == Auto)) || s.Preset == Best ||
+		(s.PresetVaries && s.Engine == Auto)
 }
 
 // Parse parses and validates the settings field raw (empty means none) and returns every
@@ -143,11 +186,12 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 		switch key := kv.key; {
 		case key == "preset":
 			name, ok := kv.value.(string)
-			if _, known := cat.Preset(name); !ok || (name != Auto && !known) {
+			p, known := cat.Preset(name)
+			if !ok || (name != Auto && name != Best && !known) {
 				add("preset", "must be one of "+quoteList(cat.presetNames()), kv.value)
 				continue
 			}
-			s.Preset, s.PresetGiven = name, true
+			s.Preset, s.PresetGiven, s.PresetVaries = name, true, len(p.Variants) > 0
 		case key == "engine":
 			name, ok := kv.value.(string)
 			if _, known := cat.Engine(name); !ok || (name != Auto && !known) {
@@ -184,8 +228,10 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 					continue
 				}
 				if _, list := p.value.([]any); list {
-					add(key+"."+p.key, "must be a number, string or boolean, not an array", nil)
-					continue
+					if param, ok := desc.Param(p.key); ok && param.Type != sdk.List {
+						add(key+"."+p.key, "must be a number, string or boolean, not an array", nil)
+						continue
+					}
 				}
 				given[p.key] = p.value
 			}
@@ -209,6 +255,8 @@ func Parse(raw []byte, cat Catalog) (Settings, error) {
 type Resolved struct {
 	// Preset is the preset applied, or "" when none was.
 	Preset string
+	// Variant is the preset's variant applied, or "" for the preset's own settings.
+	Variant string
 	// Engine is the engine to run.
 	Engine string
 	// Params are the engine's given parameters: the preset's, overridden by the
@@ -233,16 +281,18 @@ func (c Catalog) fallback() string {
 }
 
 // Resolve applies, in order, the preset's settings, an explicit engine and explicit
-// parameters. category is the preset chosen for an auto preset (by the selector); it is
-// ignored otherwise. A preset's parameters apply only when the engine it names is the
-// one that runs.
-func Resolve(s Settings, cat Catalog, category string) (Resolved, error) {
+// parameters. choice is what the selector chose from the image's measures: its Category
+// is the preset for an auto or best preset, ignored otherwise; its Variant, when the
+// preset has one of that name and no explicit engine was given, replaces the preset's
+// engine and parameters. A preset's parameters apply only when the engine it names is
+// the one that runs.
+func Resolve(s Settings, cat Catalog, choice Choice) (Resolved, error) {
 	var r Resolved
 	name := s.Preset
-	if name == Auto {
+	if name == Auto || name == Best {
 		name = ""
 		if s.NeedsAnalysis() {
-			name = category
+			name = choice.Category
 		}
 	}
 	params := map[string]any{}
@@ -250,6 +300,10 @@ func Resolve(s Settings, cat Catalog, category string) (Resolved, error) {
 		p, ok := cat.Preset(name)
 		if !ok {
 			return r, fault.New(fault.Internal, "preset %q is not defined", name)
+		}
+		if v, ok := p.Variant(choice.Variant); ok && s.Engine == Auto {
+			p.Engine, p.Params = v.Engine, v.Params
+			r.Variant = v.Name
 		}
 		r.Preset, r.Engine = p.Name, p.Engine
 		if s.Engine == Auto || s.Engine == p.Engine {
@@ -271,7 +325,7 @@ func Resolve(s Settings, cat Catalog, category string) (Resolved, error) {
 	if r.Engine == "" {
 		return r, fault.New(fault.EngineUnavailable, "no engine could be chosen for the image")
 	}
-	if _, ok := cat.Engine(r.Engine); !ok && s.Preset == Auto && s.Engine == Auto {
+	if _, ok := cat.Engine(r.Engine); !ok && (s.Preset == Auto || s.Preset == Best) && s.Engine == Auto {
 		// The service chose a category whose engine is not installed: trace with the
 		// best installed engine at its defaults rather than refuse.
 		r.Engine = cat.fallback()

@@ -131,7 +131,7 @@ func TestResolveAppliesPresetThenEngineThenParameters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := Resolve(s, catalog, tt.category)
+			got, err := Resolve(s, catalog, Choice{Category: tt.category})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestResolveRefusesAPresetWhoseEngineIsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Resolve(s, cat, ""); fault.Code(err) != fault.EngineUnavailable {
+	if _, err := Resolve(s, cat, Choice{}); fault.Code(err) != fault.EngineUnavailable {
 		t.Errorf("got %v, want engine_unavailable", err)
 	}
 }
@@ -170,7 +170,7 @@ func TestResolveAutoFallsBackToAnInstalledEngine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Resolve(s, cat, "lineart") // lineart names potrace, not installed
+			r, err := Resolve(s, cat, Choice{Category: "lineart"}) // lineart names potrace, not installed
 			if err != nil || r.Engine != tt.want || r.Preset != "lineart" || len(r.Params) != 0 {
 				t.Errorf("got %+v, %v; want %s at its defaults", r, err, tt.want)
 			}
@@ -185,8 +185,66 @@ func TestResolveDropsPresetParametersTheEngineDoesNotTake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Resolve(s, cat, "")
+	r, err := Resolve(s, cat, Choice{})
 	if err != nil || r.Engine != "potrace" || len(r.Params) != 0 {
 		t.Errorf("got %+v, %v; want potrace with neither the unknown nor the out-of-range parameter", r, err)
+	}
+}
+
+func TestVariantsAndBestAreResolvedFromTheChoice(t *testing.T) {
+	cat := catalog
+	cat.Presets = []Preset{
+		{Name: "logo", Engine: "tracecraft", Params: map[string]any{"maxColors": 8.0}},
+		{Name: "lineart", Engine: "potrace", Params: map[string]any{"threshold": 100.0},
+			Variants: []Variant{{Name: "shaded", Engine: "tracecraft", Params: map[string]any{"maxColors": 64.0}}}},
+	}
+	tests := []struct {
+		name     string
+		raw      string
+		choice   Choice
+		measured bool // NeedsAnalysis
+		want     Resolved
+	}{
+		{"a preset with variants has the image measured, and the variant applies", `{"preset":"lineart"}`, Choice{Variant: "shaded"}, true,
+			Resolved{Preset: "lineart", Variant: "shaded", Engine: "tracecraft", Params: map[string]any{"maxColors": 64.0}}},
+		{"no variant chosen: the preset's own settings", `{"preset":"lineart"}`, Choice{}, true,
+			Resolved{Preset: "lineart", Engine: "potrace", Params: map[string]any{"threshold": 100.0}}},
+		{"an explicit engine overrides the variant, unmeasured", `{"preset":"lineart","engine":"potrace"}`, Choice{Variant: "shaded"}, false,
+			Resolved{Preset: "lineart", Engine: "potrace", Params: map[string]any{"threshold": 100.0}}},
+		{"explicit parameters override the variant's", `{"preset":"lineart","tracecraft":{"maxColors":4}}`, Choice{Variant: "shaded"}, true,
+			Resolved{Preset: "lineart", Variant: "shaded", Engine: "tracecraft", Params: map[string]any{"maxColors": 4.0}}},
+		{"auto takes the category and its variant", ``, Choice{Category: "lineart", Variant: "shaded"}, true,
+			Resolved{Preset: "lineart", Variant: "shaded", Engine: "tracecraft", Params: map[string]any{"maxColors": 64.0}}},
+		{"best takes the candidate's category", `{"preset":"best"}`, Choice{Category: "logo"}, true,
+			Resolved{Preset: "logo", Engine: "tracecraft", Params: map[string]any{"maxColors": 8.0}}},
+		{"a variant the preset does not have is ignored", `{"preset":"logo"}`, Choice{Variant: "shaded"}, false,
+			Resolved{Preset: "logo", Engine: "tracecraft", Params: map[string]any{"maxColors": 8.0}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse([]byte(tt.raw), cat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.NeedsAnalysis() != tt.measured {
+				t.Errorf("NeedsAnalysis = %v, want %v", s.NeedsAnalysis(), tt.measured)
+			}
+			got, err := Resolve(s, cat, tt.choice)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAnUnknownPresetIsRefusedNamingBest(t *testing.T) {
+	_, err := Parse([]byte(`{"preset":"bets"}`), catalog)
+	fe := fault.As(err)
+	if fe == nil || fe.Code != fault.InvalidSettings || len(fe.Details) != 1 ||
+		fe.Details[0].Message != `must be one of "auto", "logo", "lineart", "best"` {
+		t.Errorf("got %v, want invalid_settings: preset must be one of auto, logo, lineart, best", err)
 	}
 }

@@ -1,6 +1,11 @@
 package tracing
 
-import "sync"
+import (
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
 
 // Budget bounds the bytes of uploads the host holds at once, received or being received,
 // so that many large uploads arriving together cannot exhaust its memory. A request
@@ -66,17 +71,25 @@ func (b *Budget) Used() int64 {
 
 // ClientUploads bounds the uploads that one client address sends at once, so that one
 // address cannot hold every connection and the upload budget with slow or idle bodies.
-// An upload counts from its admission until its body has been read.
+// An upload counts from its admission until its body has been read. It keeps each
+// upload's progress, to forecast when an address may send again.
 type ClientUploads struct {
 	mu      sync.Mutex
 	max     int
-	sending map[string]int
+	sending map[string][]*upload
+}
+
+// upload is the progress of one upload: admitted at start, announcing size bytes (-1:
+// unknown), of which got had come by the time at.
+type upload struct {
+	start, at time.Time
+	size, got int64
 }
 
 // NewClientUploads returns a bound of max uploads at once per address; max < 1 bounds
 // nothing.
 func NewClientUploads(max int) *ClientUploads {
-	return &ClientUploads{max: max, sending: map[string]int{}}
+	return &ClientUploads{max: max, sending: map[string][]*upload{}}
 }
 
 // Max is the most uploads one address may send at once; 0 means no bound.
@@ -87,32 +100,49 @@ func (c *ClientUploads) Max() int {
 	return c.max
 }
 
-// tryAdd counts one more upload from addr if it is within the bound. A nil bound or an
-// empty address is not bounded.
-func (c *ClientUploads) tryAdd(addr string) bool {
-	if c == nil || c.max < 1 || addr == "" {
+// bounds reports whether the uploads of addr are bounded and counted.
+func (c *ClientUploads) bounds(addr string) bool {
+	return c != nil && c.max >= 1 && addr != ""
+}
+
+// tryAdd counts u among the uploads of addr if they are within the bound. A nil bound
+// or an empty address is not bounded, and counts nothing.
+func (c *ClientUploads) tryAdd(addr string, u *upload) bool {
+	if !c.bounds(addr) {
 		return true
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.sending[addr] >= c.max {
+	if len(c.sending[addr]) >= c.max {
 		return false
 	}
-	c.sending[addr]++
+	c.sending[addr] = append(c.sending[addr], u)
 	return true
 }
 
-// done counts one upload from addr fewer; the map keeps only addresses sending now.
-func (c *ClientUploads) done(addr string) {
-	if c == nil || c.max < 1 || addr == "" {
+// progress notes that got bytes of u had come by the time at.
+func (c *ClientUploads) progress(u *upload, got int64, at time.Time) {
+	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n := c.sending[addr]; n > 1 {
-		c.sending[addr] = n - 1
-	} else {
+	u.got, u.at = got, at
+}
+
+// done ends the count of u among the uploads of addr; the map keeps only addresses
+// sending now.
+func (c *ClientUploads) done(addr string, u *upload) {
+	if !c.bounds(addr) {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	left := slices.DeleteFunc(c.sending[addr], func(v *upload) bool { return v == u })
+	if len(left) == 0 {
 		delete(c.sending, addr)
+	} else {
+		c.sending[addr] = left
 	}
 }
 
@@ -123,5 +153,33 @@ func (c *ClientUploads) Sending(addr string) int {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sending[addr]
+	return len(c.sending[addr])
+}
+
+// forecast returns in how many whole seconds, at least 1, the first upload of addr is
+// expected to end, as of now: an upload whose size is known and of which some has come
+// ends at the rate it has come so far, or when pace cuts it off if that is sooner; one
+// without that measure holds its place at most until pace cuts it off. 1 when nothing
+// bounds any of them.
+func (c *ClientUploads) forecast(addr string, now time.Time, pace UploadPace) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var first time.Time
+	for _, u := range c.sending[addr] {
+		end := pace.latest(u.start, u.size, u.got, u.at)
+		if u.size >= 0 && u.got > 0 && u.at.After(u.start) {
+			took := u.at.Sub(u.start)
+			rest := time.Duration(float64(took) * float64(u.size-u.got) / float64(u.got))
+			if at := u.at.Add(rest); end.IsZero() || at.Before(end) {
+				end = at
+			}
+		}
+		if !end.IsZero() && (first.IsZero() || end.Before(first)) {
+			first = end
+		}
+	}
+	if first.IsZero() {
+		return 1
+	}
+	return max(1, int(math.Ceil(first.Sub(now).Seconds())))
 }

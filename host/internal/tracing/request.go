@@ -44,8 +44,9 @@ type Request struct {
 	lane     *lanes.Lane
 	laneName string
 	reserved int64
-	// sending is set while the request counts among its address's uploads.
-	sending bool
+	// upload is the request's progress among its address's uploads while it counts
+	// among them, nil before Admit and after Received or Close.
+	upload *upload
 	// input and pixels are counted in the key's usage once known.
 	input, pixels int64
 	queued        time.Duration
@@ -85,18 +86,25 @@ func (r *Request) Admit(size int64) error {
 	if !r.s.Uploads.Fits(first) {
 		return r.budgetSpent()
 	}
-	if !r.s.Senders.tryAdd(r.caller.Addr) {
-		return &fault.Error{Code: fault.TooManyUploads, RetryAfter: 1,
+	now := r.s.now()
+	u := &upload{start: now, at: now, size: size}
+	if !r.s.Senders.tryAdd(r.caller.Addr, u) {
+		return &fault.Error{Code: fault.TooManyUploads, RetryAfter: r.s.Senders.forecast(r.caller.Addr, now, r.s.Pace),
 			Message: fmt.Sprintf("this address is already sending %d uploads, the most the service receives at once from one address; wait for one to finish, then retry", r.s.Senders.Max()),
 			Err:     fmt.Errorf("address %s: %d uploads at once", r.caller.Addr, r.s.Senders.Max())}
 	}
-	r.sending = true
+	r.upload = u
 	return nil
 }
 
 // Hold reserves n more bytes of the upload budget, for body bytes about to be received,
-// until Close. It returns a fault.QueueFull error when the budget cannot hold them.
+// until Close, once the bytes reserved before have come: what has come so far is the
+// upload's progress, from which its address's next refusal forecasts its end. It returns
+// a fault.QueueFull error when the budget cannot hold them.
 func (r *Request) Hold(n int64) error {
+	if r.upload != nil {
+		r.s.Senders.progress(r.upload, r.reserved, r.s.now())
+	}
 	if !r.s.Uploads.TryTake(n) {
 		return r.budgetSpent()
 	}
@@ -135,9 +143,9 @@ func (r *Request) Close() {
 
 // doneSending ends the request's count among its address's uploads.
 func (r *Request) doneSending() {
-	if r.sending {
-		r.s.Senders.done(r.caller.Addr)
-		r.sending = false
+	if r.upload != nil {
+		r.s.Senders.done(r.caller.Addr, r.upload)
+		r.upload = nil
 	}
 }
 

@@ -450,3 +450,64 @@ func TestASpentBudgetIsRetriedWhenTheFirstRunningJobEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestTooManyUploadsForecastsWhenAPlaceFrees checks the Retry-After of a refusal for
+// too many uploads from one address: the soonest end among its uploads, each at the
+// rate it has arrived so far or when the pace would cut it off, whichever is sooner.
+func TestTooManyUploadsForecastsWhenAPlaceFrees(t *testing.T) {
+	t0 := testNow
+	now := t0
+	s := newService(t, &fakeEngines{}, 1<<20, &fakeLedger{})
+	s.Now = func() time.Time { return now }
+	s.Senders = NewClientUploads(2)
+	s.Pace = UploadPace{MinRate: 50, Grace: 30 * time.Second, Limit: time.Hour}
+	const addr = "192.0.2.7"
+
+	retryAfter := func() int {
+		t.Helper()
+		err := s.Begin(Caller{Addr: addr}).Admit(10)
+		var fe *fault.Error
+		if !errors.As(err, &fe) || fe.Code != fault.TooManyUploads {
+			t.Fatalf("a third upload from one address: got %v, want too_many_uploads", err)
+		}
+		return fe.RetryAfter
+	}
+
+	// a announces 1000 bytes; 100 of them come in the first 2 s: 50 B/s, so the other
+	// 900 take 18 s more, sooner than the pace's bound (30 s + 1000/50 s after start).
+	a := s.Begin(Caller{Addr: addr})
+	if err := a.Admit(1000); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Hold(100); err != nil {
+		t.Fatal(err)
+	}
+	now = t0.Add(2 * time.Second)
+	if err := a.Hold(100); err != nil {
+		t.Fatal(err)
+	}
+	// b, of unknown size, has sent nothing: the pace cuts it off 30.02 s after it began.
+	b := s.Begin(Caller{Addr: addr})
+	if err := b.Admit(-1); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if got := retryAfter(); got != 18 {
+		t.Errorf("with a at 50 B/s and 900 bytes to come: Retry-After %d, want 18", got)
+	}
+	a.Received(1000)
+	c := s.Begin(Caller{Addr: addr})
+	if err := c.Admit(-1); err != nil {
+		t.Fatalf("a's place, freed: %v", err)
+	}
+	defer c.Close()
+	if got := retryAfter(); got != 31 {
+		t.Errorf("with b and c idle: Retry-After %d, want 31 (the pace cuts b off then)", got)
+	}
+	// Without a pace, an upload that has shown no progress bounds nothing: 1 s.
+	s.Pace = UploadPace{}
+	if got := retryAfter(); got != 1 {
+		t.Errorf("without a pace: Retry-After %d, want 1", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/host/internal/engines"
 	"github.com/tracecraft/tracecraft/host/internal/fault"
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/imagecheck"
 	"github.com/tracecraft/tracecraft/host/internal/lanes"
 	"github.com/tracecraft/tracecraft/host/internal/selector"
@@ -59,6 +60,10 @@ type Service struct {
 	Uploads *Budget
 	// Senders bounds the uploads one client address sends at once; nil bounds nothing.
 	Senders *ClientUploads
+	// Pace bounds how slowly a request body may arrive (the receiver of the HTTP
+	// service enforces it); the zero value bounds nothing. A refusal for too many
+	// uploads from one address forecasts from it when a place frees.
+	Pace UploadPace
 	// Usage counts the requests made with an API key.
 	Usage Ledger
 	// Logger receives the failures to count usage; nil logs nothing.
@@ -81,9 +86,9 @@ func (s *Service) Catalog() settings.Catalog {
 type Result struct {
 	SVG []byte
 	// Engine and EngineVersion name what traced the image; Preset is the preset applied
-	// ("" for none).
-	Engine, EngineVersion, Preset string
-	Width, Height                 int
+	// ("" for none) and Variant its variant ("" for the preset's own settings).
+	Engine, EngineVersion, Preset, Variant string
+	Width, Height                          int
 	// Params are all the parameters the engine used, defaults included.
 	Params map[string]any
 	// Analyze, Decode and Trace time the measurement and the plugin's own work.
@@ -92,6 +97,22 @@ type Result struct {
 	// remove, the PNG of the upload without its background. The quality score compares
 	// the trace with it.
 	Traced []byte
+	// Quality is the trace's score when the job computed it (preset best), so that an
+	// answer asking for it does not compute it again; nil otherwise.
+	Quality *fidelity.Score
+	// Tried lists the settings preset best traced and scored, the kept one first; empty
+	// for other presets.
+	Tried []Tried
+}
+
+// choose returns the selector's choice for an image with the features f under the
+// settings set: the category for an auto preset, and the preset's variant.
+func choose(set settings.Settings, f map[string]float64) settings.Choice {
+	category := set.Preset
+	if category == settings.Auto || category == settings.Best {
+		category = selector.Choose(f)
+	}
+	return settings.Choice{Category: category, Variant: selector.Variant(category, f)}
 }
 
 // Job is one image to trace, checked and with its settings validated.
@@ -126,7 +147,14 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	res.Traced = image
 	var r settings.Resolved
 	var out engines.Result
-	if set.NeedsAnalysis() {
+	switch {
+	case set.Preset == settings.Best:
+		var b best
+		b, err = s.runBest(ctx, job)
+		r, out, res.Quality, res.Tried = b.r, b.out, b.score, b.tried
+		res.Analyze = b.a.Took - b.a.Decode
+		res.Decode = b.a.Decode
+	case set.NeedsAnalysis():
 		// The engine measuring the image traces it too when it is the one chosen, without
 		// decoding it again: the header's hint names the likeliest.
 		var a pluginhost.Analysis
@@ -134,13 +162,13 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 			pluginhost.AnalyzeRequest{Image: image, File: file, MaxPixels: s.MaxPixels},
 			func(a pluginhost.Analysis) (string, pluginhost.TraceRequest, error) {
 				var err error
-				r, err = settings.Resolve(set, cat, selector.Choose(a.Features))
+				r, err = settings.Resolve(set, cat, choose(set, a.Features))
 				return r.Engine, pluginhost.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels}, err
 			})
 		res.Analyze = a.Took - a.Decode
 		res.Decode = a.Decode
-	} else {
-		r, err = settings.Resolve(set, cat, "")
+	default:
+		r, err = settings.Resolve(set, cat, settings.Choice{})
 		if err == nil {
 			out, err = s.Engines.Trace(ctx, r.Engine, pluginhost.TraceRequest{Image: image, File: file, Params: r.Params, MaxPixels: s.MaxPixels})
 		}
@@ -153,7 +181,7 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	res.SVG, res.Engine, res.EngineVersion, res.Preset = out.SVG, out.Engine, out.Version, r.Preset
+	res.SVG, res.Engine, res.EngineVersion, res.Preset, res.Variant = out.SVG, out.Engine, out.Version, r.Preset, r.Variant
 	res.Width, res.Height, res.Decode, res.Trace = out.Width, out.Height, res.Decode+out.Decode, out.TraceResult.Trace
 	if desc, ok := cat.Engine(r.Engine); ok {
 		res.Params = pluginhost.ParamValues(desc, r.Params)

@@ -194,3 +194,75 @@ func TestDXFHasALayerPerColourAndClosedOutlines(t *testing.T) {
 		t.Error("no $INSUNITS 4 or no EOF")
 	}
 }
+
+// TestPaintSamplesSixteenPointsAPixel checks Paint's anti-aliasing: a pixel covered at n
+// of its 4 x 4 sample points gets n/16 of the colour, as resvg's rasteriser gives it, and
+// strokes up to a pixel wide are hairlines.
+func TestPaintSamplesSixteenPointsAPixel(t *testing.T) {
+	for _, c := range []struct {
+		name, shape string
+		want        uint8 // the red channel of pixel 0,0 (white is 255, black 0)
+	}{
+		{"a whole pixel is the colour", `<path d="M0 0H1V1H0Z"/>`, 0},
+		{"a pixel's left 0.3 covers one column of samples", `<path d="M0 0H.3V1H0Z"/>`, 191},
+		{"its left half covers two", `<path d="M0 0H.5V1H0Z"/>`, 127},
+		{"a strip between samples covers none", `<path d="M.13 0H.37V1H.13Z"/>`, 255},
+		{"a translucent fill scales the coverage", `<path fill-opacity=".5" d="M0 0H.5V1H0Z"/>`, 191},
+		{"an even-odd hole leaves its samples", `<path fill-rule="evenodd" d="M0 0H1V1H0ZM0 0H.5V1H0Z"/>`, 127},
+		{"a non-zero hole of the same direction fills them", `<path d="M0 0H1V1H0ZM0 0H.5V1H0Z"/>`, 0},
+		{"a one-pixel stroke along a row's middle is a hairline filling that row", `<path fill="none" stroke="#000" d="M0 .5H2"/>`, 0},
+		{"a half-pixel stroke is a hairline of half the colour", `<path fill="none" stroke="#000" stroke-width=".5" d="M0 .5H2"/>`, 128},
+		{"a hairline between two rows covers each by half", `<path fill="none" stroke="#000" d="M0 1H1"/>`, 128},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			svg := `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2">` + c.shape + `</svg>`
+			doc, err := Parse([]byte(svg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := Paint(context.Background(), doc, 2, 2, 0, 2, color.RGBA{255, 255, 255, 255})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := img.RGBAAt(0, 0); got.R != c.want || got.A != 255 {
+				t.Errorf("pixel 0,0 is %v, want red %d, opaque", got, c.want)
+			}
+			if got := img.RGBAAt(1, 1); got != (color.RGBA{255, 255, 255, 255}) {
+				t.Errorf("pixel 1,1 is %v, want white", got)
+			}
+		})
+	}
+}
+
+// TestPaintBlendsOverTransparency checks Paint on a transparent raster, as the PNG is
+// written: premultiplied channels, a shape's coverage and alpha become the pixel's alpha,
+// and a shape over another blends source over.
+func TestPaintBlendsOverTransparency(t *testing.T) {
+	for _, c := range []struct {
+		name, shape string
+		want        color.RGBA // pixel 0,0, premultiplied
+	}{
+		{"nothing drawn stays transparent", ``, color.RGBA{}},
+		{"a whole pixel is the colour, opaque", `<path fill="#f00" d="M0 0H1V1H0Z"/>`, color.RGBA{255, 0, 0, 255}},
+		{"half its samples give half the alpha", `<path fill="#f00" d="M0 0H.5V1H0Z"/>`, color.RGBA{128, 0, 0, 128}},
+		{"a translucent fill gives its alpha", `<path fill="#00f" fill-opacity=".5" d="M0 0H1V1H0Z"/>`, color.RGBA{0, 0, 128, 128}},
+		{"a translucent fill over an opaque one blends", `<path fill="#f00" d="M0 0H1V1H0Z"/><path fill="#00f" fill-opacity=".5" d="M0 0H1V1H0Z"/>`, color.RGBA{127, 0, 128, 255}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := Parse([]byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2">` + c.shape + `</svg>`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			img, err := Rasterize(context.Background(), doc, 2, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := img.RGBAAt(0, 0); got != c.want {
+				t.Errorf("pixel 0,0 is %v, want %v", got, c.want)
+			}
+			if got := img.RGBAAt(1, 1); got != (color.RGBA{}) {
+				t.Errorf("pixel 1,1 is %v, want transparent", got)
+			}
+		})
+	}
+}

@@ -58,6 +58,7 @@ func (*Engine) Describe() sdk.Descriptor {
 // settings are the parameters as the pipeline takes them.
 type settings struct {
 	maxColors, minRegion, scale int
+	palette                     []string
 	opts                        trace.Options
 }
 
@@ -68,6 +69,7 @@ func options(p Params) (settings, error) {
 	s := settings{
 		maxColors: p.MaxColors,
 		minRegion: p.MinRegion,
+		palette:   p.Palette,
 		scale:     p.Upscale,
 		opts: trace.Options{
 			TurdSize:     p.TurdSize,
@@ -100,7 +102,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 		img = &image.NRGBA{Pix: img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):], Stride: img.Stride,
 			Rect: image.Rect(0, 0, w, h)}
 	}
-	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion})
+	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion, Palette: s.palette})
 	if err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 	if w <= 0 || h <= 0 {
 		return svg.Empty(max(w, 1), max(h, 1), opt.out.FixedSize), nil
 	}
-	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: opt.maxColors, MinRegion: opt.minRegion})
+	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: opt.maxColors, MinRegion: opt.minRegion, Palette: opt.palette})
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +86,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 // settings are the parameters in the form the pipeline takes them.
 type settings struct {
 	maxColors, minRegion int
+	palette              []string
 	tolerance            float64
 	gapFiller            string
 	out                  svgout.Options
@@ -95,6 +96,7 @@ func options(p Params) (settings, error) {
 	s := settings{
 		maxColors: p.MaxColors,
 		minRegion: p.MinRegion,
+		palette:   p.Palette,
 		tolerance: p.Tolerance,
 		gapFiller: p.GapFiller,
 	}

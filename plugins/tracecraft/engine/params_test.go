@@ -47,6 +47,7 @@ func TestDescriptor(t *testing.T) {
 	}{
 		{"maxColors", sdk.Number, 2, 256, 16.0, ""},
 		{"minRegion", sdk.Number, 0, 1024, 25.0, ""},
+		{"palette", sdk.List, 0, 0, nil, ""},
 		{"tolerance", sdk.Number, 0, 5, 0.5, ""},
 		{"drawStyle", sdk.Enum, 0, 0, "fill", "fill,strokeShapes,strokeEdges"},
 		{"shapeStacking", sdk.Enum, 0, 0, "cutouts", "cutouts,stacked"},

@@ -238,3 +238,46 @@ func TestParallelMovesACircleToTheConcentricCircle(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelFollowsCurvesWhoseBendChanges moves cubics whose curvature changes along
+// them (an S, and an arc bending sharply in its middle) by 1 px either way: every point
+// of the moved path must lie between 0.8 and 1.2 px from the original curve (the end
+// normals alone move the middle of such curves by a fraction of that).
+func TestParallelFollowsCurvesWhoseBendChanges(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		path fit.Path
+	}{
+		{"an S", fit.Path{From: fit.Point{X: 0, Y: 0}, Segs: []fit.Segment{{Cubic: true, C1: fit.Point{X: 20, Y: -18}, C2: fit.Point{X: 20, Y: 38}, To: fit.Point{X: 40, Y: 20}}}}},
+		{"a bend sharp in its middle", fit.Path{From: fit.Point{X: 0, Y: 0}, Segs: []fit.Segment{{Cubic: true, C1: fit.Point{X: 30, Y: 0}, C2: fit.Point{X: 40, Y: 10}, To: fit.Point{X: 40, Y: 40}}}}},
+	} {
+		orig := sample(c.path, 4000)
+		for _, d := range []float64{1, -1} {
+			moved := sample(c.path.Parallel(d), 400)
+			lo, hi := math.Inf(1), 0.0
+			for _, p := range moved {
+				near := math.Inf(1)
+				for _, q := range orig {
+					near = math.Min(near, p.Sub(q).Len())
+				}
+				lo, hi = math.Min(lo, near), math.Max(hi, near)
+			}
+			if lo < 0.8 || hi > 1.2 {
+				t.Errorf("%s moved by %v: its points lie %.3f to %.3f px from the curve, want 0.8 to 1.2", c.name, d, lo, hi)
+			}
+		}
+	}
+}
+
+// sample returns n points along each segment of p.
+func sample(p fit.Path, n int) []fit.Point {
+	var out []fit.Point
+	prev := p.From
+	for _, s := range p.Segs {
+		for i := 0; i <= n; i++ {
+			out = append(out, s.Eval(prev, float64(i)/float64(n)))
+		}
+		prev = s.To
+	}
+	return out
+}

@@ -644,3 +644,37 @@ func labToNRGBA(c Lab) color.NRGBA {
 	}
 	return color.NRGBA{enc(r), enc(g), enc(b), uint8(math.Round(math.Max(0, math.Min(1, float64(c.Alpha))) * 255))}
 }
+
+// Restrict repaints the palette with the colours of to: each entry becomes the colour
+// of to nearest it in Oklab (alpha included), entries that become the same colour merge
+// into one, and every pixel's index follows. Regions built afterwards therefore join
+// neighbours that end up with the same colour, and hold no other colour. The merged
+// palette keeps the order of the entries' first use, so the result is deterministic.
+// An empty to leaves r as it is.
+func (r *Result) Restrict(to []color.NRGBA) {
+	if len(to) == 0 || len(r.Palette) == 0 {
+		return
+	}
+	lab := make([]Lab, len(to))
+	for i, c := range to {
+		lab[i] = ToLab(c.R, c.G, c.B, c.A)
+	}
+	slot := make([]int16, len(to)) // new index + 1 of each colour of to, 0: unused
+	remap := make([]int16, len(r.Palette))
+	var pal []color.NRGBA
+	var palLab []Lab
+	for k := range r.Palette {
+		j := Nearest(lab, r.Lab[k])
+		if slot[j] == 0 {
+			pal, palLab = append(pal, to[j]), append(palLab, lab[j])
+			slot[j] = int16(len(pal))
+		}
+		remap[k] = slot[j] - 1
+	}
+	for i, k := range r.Index {
+		if k >= 0 {
+			r.Index[i] = remap[k]
+		}
+	}
+	r.Palette, r.Lab = pal, palLab
+}

@@ -7,10 +7,12 @@ package segment
 import (
 	"context"
 	"image"
+	"image/color"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/planar"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/quantize"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/regions"
+	"github.com/tracecraft/tracecraft/sdk"
 )
 
 // Options control Segment.
@@ -24,6 +26,9 @@ type Options struct {
 	// MinRegion is the size in pixels below which a region merges into its most
 	// similar neighbour.
 	MinRegion int `param:"minRegion" min:"0" max:"1024" default:"25" desc:"merge regions smaller than this many pixels: each joins its most similar neighbour (0 keeps every region)"`
+	// Palette, when not empty, holds the only colours the output may use (CSS colours,
+	// as sdk.ParseColor reads them, their alpha ignored).
+	Palette []string `param:"palette" format:"color" maxItems:"256" desc:"the only colours the output may use, as CSS colours (for example [\"#1d3557\", \"white\"]): each colour of the quantized palette becomes the nearest of them in Oklab, neighbouring regions that end up the same colour merge, and no other colour appears; an alpha is ignored (palette colours are opaque); empty or not given means no constraint"`
 }
 
 // Segmentation is an image cut into flat-coloured regions.
@@ -47,6 +52,13 @@ func Segment(ctx context.Context, img *image.NRGBA, opt Options) (*Segmentation,
 	if err != nil {
 		return nil, err
 	}
+	if len(opt.Palette) > 0 {
+		to, err := parsePalette(opt.Palette)
+		if err != nil {
+			return nil, err
+		}
+		q.Restrict(to)
+	}
 	rm, err := regions.Build(ctx, img, q, regions.Options{MinRegion: opt.MinRegion})
 	if err != nil {
 		return nil, err
@@ -56,4 +68,20 @@ func Segment(ctx context.Context, img *image.NRGBA, opt Options) (*Segmentation,
 		return nil, err
 	}
 	return &Segmentation{Quant: q, Regions: rm, Planar: pm}, nil
+}
+
+// parsePalette parses the palette parameter's colours, opaque: an alpha is ignored. The sdk has checked them when they
+// came through the parameters; a caller that sets Options directly gets an
+// invalid_settings error naming the first bad one.
+func parsePalette(list []string) ([]color.NRGBA, error) {
+	out := make([]color.NRGBA, len(list))
+	for i, s := range list {
+		c, err := sdk.ParseColor(s)
+		if err != nil {
+			return nil, sdk.Errorf(sdk.CodeInvalidSettings, "palette[%d] %q is not a CSS colour", i, s)
+		}
+		c.A = 255 // palettes are inks: opaque
+		out[i] = c
+	}
+	return out, nil
 }

@@ -255,47 +255,55 @@ func (w *writer) regionPath(r int, holes [][]int32) {
 	}
 }
 
-// regionRing returns ring ri of region r as one closed path, with the half-edges that
-// border a shape painted above r moved under it by the plan's Underlap (the gap filler
-// drawn as r's own fill); a moved half-edge is joined to its neighbours by straight
-// lines, which run under the shape above.
+// regionRing returns ring ri of region r as one closed path, with the gap filler drawn as
+// r's own fill (see UnderlapRing).
 func (w *writer) regionRing(r, ri int) fit.Path {
-	pm := w.res.Seg.Planar
+	var p fit.Path
+	p, w.segs = UnderlapRing(w.res, w.plan, r, ri, w.segs[:0])
+	return p
+}
+
+// UnderlapRing returns ring ri of region r as one closed path, with the half-edges that
+// border a shape painted above r moved under it by plan.Underlap (the gap filler drawn
+// as r's own fill); a moved half-edge is joined to its neighbours by straight lines,
+// which run under the shape above. Its segments are appended to segs, which it returns
+// with them: the path shares segs' array, so it is valid until the buffer is reused.
+func UnderlapRing(res *refine.Result, plan *paint.Plan, r, ri int, segs []fit.Segment) (fit.Path, []fit.Segment) {
+	pm := res.Seg.Planar
 	ring := &pm.Rings[ri]
 	var out fit.Path
-	w.segs = w.segs[:0]
+	start := len(segs)
+	end := func() fit.Point {
+		if len(segs) == start {
+			return out.From
+		}
+		return segs[len(segs)-1].To
+	}
 	for k, h := range ring.Half {
 		e := &pm.Edges[h.Edge()]
 		other := e.Right
 		if h.Reversed() {
 			other = e.Left
 		}
-		p := w.res.Half(h)
-		if d := w.plan.Underlap(int32(r), other); d != 0 {
+		p := res.Half(h)
+		if d := plan.Underlap(int32(r), other); d != 0 {
 			p = p.Parallel(d)
 		}
 		switch {
 		case k == 0:
 			out.From = p.From
-		case p.From != w.end(out):
-			w.segs = append(w.segs, fit.Segment{To: p.From})
+		case p.From != end():
+			segs = append(segs, fit.Segment{To: p.From})
 		}
-		w.segs = append(w.segs, p.Segs...)
-		out.Segs = w.segs
+		segs = append(segs, p.Segs...)
 	}
-	if len(out.Segs) > 0 && w.end(out) != out.From {
-		w.segs = append(w.segs, fit.Segment{To: out.From})
-		out.Segs = w.segs
+	if len(segs) > start && end() != out.From {
+		segs = append(segs, fit.Segment{To: out.From})
 	}
-	return out
-}
-
-// end returns where p ends: its last segment's end, or its start when it has none.
-func (w *writer) end(p fit.Path) fit.Point {
-	if len(p.Segs) == 0 {
-		return p.From
+	if len(segs) > start {
+		out.Segs = segs[start:len(segs):len(segs)]
 	}
-	return p.Segs[len(p.Segs)-1].To
+	return out, segs
 }
 
 // ring adds one closed path to the current path data.

@@ -17,16 +17,23 @@
 //     the fit tolerance (package pathw): a fifth of it for end points, four fifths for
 //     control points.
 //   - The gap filler is tracecraft's "auto": on at 1 px except for fine-detail images,
-//     so that abutting shapes leave no seams.
+//     so that abutting shapes leave no seams. As in tracecraft it is drawn as fill, not
+//     as a stroke: a shape reaches 1 px under each opaque shape painted above it (its
+//     path's edges there moved by fit.Path.Parallel; a basic shape that borders only
+//     shapes above it and the image border grows by 1 px, one that also borders others
+//     is written as a path), so one fill colour paints a shape and its gap filler and an
+//     editor that recolours the fill leaves no outline of the old colour.
 package engine
 
 import (
 	"bytes"
 	"context"
 	"image"
+	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/fit"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/paint"
+	"github.com/tracecraft/tracecraft/plugins/tracecraft/planar"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/refine"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/segment"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/svgout"
@@ -78,6 +85,7 @@ func (*Engine) Describe() sdk.Descriptor {
 // settings are the parameters as the pipeline takes them.
 type settings struct {
 	maxColors, minRegion int
+	palette              []string
 	tolerance            float64
 	primitives           bool
 	primTol              float64
@@ -91,6 +99,7 @@ func options(p Params) (settings, error) {
 	s := settings{
 		maxColors:  p.MaxColors,
 		minRegion:  p.MinRegion,
+		palette:    p.Palette,
 		tolerance:  p.Tolerance,
 		primitives: p.Primitives,
 		primTol:    p.PrimitiveTolerance,
@@ -132,11 +141,11 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 
 // trace runs tracecraft's pipeline for stacked shapes.
 func (s settings) trace(ctx context.Context, img *image.NRGBA) (*refine.Result, *paint.Plan, paint.Options, error) {
-	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion})
+	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion, Palette: s.palette})
 	if err != nil {
 		return nil, nil, paint.Options{}, err
 	}
-	out := paint.Options{Stacked: true, GapFillerWidth: paint.AutoGapFillerWidth}
+	out := paint.Options{Stacked: true, GapFillerWidth: paint.AutoGapFillerWidth, Underlap: true}
 	out.GapFiller = !paint.FineDetail(seg, out.GapFillerWidth)
 	plan := paint.NewPlan(seg, out)
 	res, err := refine.Fit(ctx, img, seg, plan, s.tolerance)
@@ -153,9 +162,8 @@ type writer struct {
 	out  paint.Options
 	s    settings
 	buf  bytes.Buffer
-	// stroked marks the regions painted with the gap filler stroke.
-	stroked []bool
-	ids     svg.IDs
+	segs []fit.Segment // reused for each ring written
+	ids  svg.IDs
 }
 
 // minPrimitivePixels is the area (pixels) from which a region is matched with basic
@@ -168,9 +176,9 @@ const sampleStep = 0.5
 
 // recognize returns the basic shape of region r's outer outline, or one of Kind None,
 // and whether the outline runs clockwise. The shape is recognised on the fitted outline
-// (ring outer of the planar map, its path moved by the gap filler's edge shift), then
-// placed by least squares on the boundary positions the anti-aliasing measured, which
-// the fitted curves follow only within their tolerance, and moved in by the shift.
+// (ring outer of the planar map), then placed by least squares on the boundary positions
+// the anti-aliasing measured, which the fitted curves follow only within their
+// tolerance.
 // pts is scratch space for the outline's samples. It reads w and changes nothing in it,
 // so regions can be recognised in parallel.
 func (w *writer) recognize(r int, outer fit.Path, pts *[]fit.Point) (primitive.Shape, bool) {
@@ -194,11 +202,7 @@ func (w *writer) recognize(r int, outer fit.Path, pts *[]fit.Point) (primitive.S
 			samples = append(samples, e...)
 		}
 	}
-	shift := 0.0
-	if w.stroked[r] {
-		shift = w.out.GapFillerWidth / 2
-	}
-	placed := primitive.Refit(s.Grow(shift), samples, width, height).Grow(-shift)
+	placed := primitive.Refit(s, samples, width, height)
 	// Keep the placed shape only if it still follows the drawn outline.
 	if primitive.Within(placed, *pts, opt) {
 		s = placed
@@ -209,21 +213,8 @@ func (w *writer) recognize(r int, outer fit.Path, pts *[]fit.Point) (primitive.S
 func (w *writer) write(ctx context.Context) ([]byte, error) {
 	pm := w.res.Seg.Planar
 	groups := w.plan.Groups()
-	extra := ""
-	for _, g := range groups {
-		if g.Stroked {
-			extra = ` stroke-width="` + svg.Num(w.out.GapFillerWidth, 3) + `" stroke-linejoin="round"`
-			break
-		}
-	}
-	svg.Header(&w.buf, pm.Width, pm.Height, w.s.fixedSize, extra)
+	svg.Header(&w.buf, pm.Width, pm.Height, w.s.fixedSize, "")
 	holes := svgout.StackedHoles(w.res.Seg)
-	w.stroked = make([]bool, len(w.res.Seg.Regions.Regions))
-	for _, g := range groups {
-		for _, r := range g.Regions {
-			w.stroked[r] = g.Stroked
-		}
-	}
 	shapes, clockwise, err := w.recognizeAll(ctx, groups)
 	if err != nil {
 		return nil, err
@@ -238,6 +229,9 @@ func (w *writer) write(ctx context.Context) ([]byte, error) {
 		elems = elems[:0]
 		for _, r := range g.Regions {
 			shape := shapes[r]
+			if shape.Kind != primitive.None {
+				shape = w.underlapShape(r, shape)
+			}
 			switch {
 			case shape.Kind != primitive.None && len(holes[r]) == 0:
 				elems = append(elems, shape.AppendElement(nil, ""))
@@ -245,7 +239,9 @@ func (w *writer) write(ctx context.Context) ([]byte, error) {
 			case shape.Kind != primitive.None:
 				prims = shape.AppendSubpath(prims, clockwise[r])
 			default:
-				svgout.AddRing(path, w.res.Ring(int(pm.RegionRings[r][0])))
+				var outer fit.Path
+				outer, w.segs = svgout.UnderlapRing(w.res, w.plan, r, int(pm.RegionRings[r][0]), w.segs[:0])
+				svgout.AddRing(path, outer)
 			}
 			for _, ri := range holes[r] {
 				svgout.AddRing(path, w.res.Ring(int(ri)).Reverse())
@@ -255,6 +251,37 @@ func (w *writer) write(ctx context.Context) ([]byte, error) {
 	}
 	svg.Footer(&w.buf)
 	return w.buf.Bytes(), nil
+}
+
+// underlapShape returns the basic shape s of region r with the gap filler: s itself
+// when r's outline borders no opaque shape painted above it; s grown by the filler's
+// width when every part of its outline that does not border the image border borders
+// such a shape, by the same width (the shape then reaches under all of them, and out
+// of the view box); Kind None otherwise, so that r is written as a path that reaches
+// under the shapes above and nowhere else.
+func (w *writer) underlapShape(r int, s primitive.Shape) primitive.Shape {
+	pm := w.res.Seg.Planar
+	var ds []float64 // the different underlaps along the outline, border left out
+	for _, h := range pm.Rings[pm.RegionRings[r][0]].Half {
+		e := &pm.Edges[h.Edge()]
+		other := e.Right
+		if h.Reversed() {
+			other = e.Left
+		}
+		if other == planar.Outside {
+			continue
+		}
+		if d := w.plan.Underlap(int32(r), other); !slices.Contains(ds, d) {
+			ds = append(ds, d)
+		}
+	}
+	switch {
+	case len(ds) == 0 || len(ds) == 1 && ds[0] == 0:
+		return s
+	case len(ds) == 1:
+		return s.Grow(ds[0])
+	}
+	return primitive.Shape{}
 }
 
 // recognizeAll returns, per region, the basic shape of the drawn regions that are
@@ -292,9 +319,6 @@ const recognizeGrain = 4
 // a shape id, one alone with the paint and the colour's id (see svg.IDs).
 func (w *writer) group(g paint.Group, d, prims []byte, elems [][]byte) {
 	paint := svg.Paint("fill", g.Paint)
-	if g.Paint.A == 255 && g.Stroked {
-		paint += ` stroke="` + svg.Hex(g.Paint) + `"`
-	}
 	n := len(elems)
 	hasPath := len(d)+len(prims) > 0
 	if hasPath {

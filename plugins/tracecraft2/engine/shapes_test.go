@@ -65,12 +65,6 @@ func recognized(t *testing.T, img *image.NRGBA) []primitive.Shape {
 		t.Fatal(err)
 	}
 	w := writer{res: res, plan: plan, out: out, s: s}
-	w.stroked = make([]bool, len(res.Seg.Regions.Regions))
-	for _, g := range plan.Groups() {
-		for _, r := range g.Regions {
-			w.stroked[r] = g.Stroked
-		}
-	}
 	var found []primitive.Shape
 	var pts []fit.Point
 	for _, g := range plan.Groups() {
@@ -79,11 +73,6 @@ func recognized(t *testing.T, img *image.NRGBA) []primitive.Shape {
 			sh, _ := w.recognize(r, outer, &pts)
 			if sh.Kind == primitive.None {
 				continue
-			}
-			if g.Stroked {
-				// The gap filler stroke widens the drawn shape by half its width
-				// all round; the outline was moved in by as much to make up for it.
-				sh = sh.Grow(out.GapFillerWidth / 2)
 			}
 			found = append(found, sh)
 		}

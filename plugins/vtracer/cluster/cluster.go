@@ -57,6 +57,9 @@ type Shape struct {
 	Parent int
 	// Area is the number of pixels the shape covers when stacked.
 	Area int
+	// Folded says Repaint folded the shape into an ancestor of the same colour, which
+	// shows in its place: the shape is not drawn.
+	Folded bool
 
 	first       int32 // first pixel of the shape's segment of the pixel chain
 	pre, post   int32 // the shape's subtree is the shapes whose pre lies in [pre, post)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -56,6 +57,7 @@ func TestDescriptor(t *testing.T) {
 		{"segmentLength", sdk.Number, 3.5, 10, "", 4.0, "max segment length before subdivision"},
 		{"spliceThreshold", sdk.Number, 0, 180, "", 45.0, "angle threshold for splicing"},
 		{"pathPrecision", sdk.Number, 1, 8, "", 8.0, "decimal precision for path coordinates"},
+		{"palette", sdk.List, 0, 0, "", nil, "the only colours the output may use"},
 	}
 	if len(d.Params) != len(want) {
 		t.Fatalf("%d parameters, want %d", len(d.Params), len(want))
@@ -102,6 +104,12 @@ func TestPresets(t *testing.T) {
 				CornerThreshold: 10, LengthThreshold: 3.5, MaxIterations: 10, SpliceThreshold: 180, PathPrecision: 1}},
 		{"pixel mode", map[string]any{"mode": "pixel"},
 			func() trace.Options { o := def; o.Mode = trace.Pixel; return o }()},
+		{"a palette, opaque", map[string]any{"palette": []any{"navy", "#ff000080"}},
+			func() trace.Options {
+				o := def
+				o.Palette = []color.NRGBA{{0, 0, 128, 255}, {255, 0, 0, 255}}
+				return o
+			}()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,7 +117,7 @@ func TestPresets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Options = %+v\nwant      %+v", got, tt.want)
 			}
 		})

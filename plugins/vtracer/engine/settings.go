@@ -23,6 +23,7 @@ type Params struct {
 	SegmentLength   sdk.Explicit[float64] `param:"segmentLength" min:"3.5" max:"10" default:"4" desc:"max segment length before subdivision: smoothing subdivides edges until they are this short (pixels)"`
 	SpliceThreshold sdk.Explicit[float64] `param:"spliceThreshold" min:"0" max:"180" default:"45" desc:"angle threshold for splicing, degrees: a curve is split into a new Bézier segment once it has turned this much"`
 	PathPrecision   int                   `param:"pathPrecision" min:"1" max:"8" default:"8" desc:"decimal precision for path coordinates"`
+	Palette         []string              `param:"palette" format:"color" maxItems:"256" desc:"the only colours the output may use, as CSS colours (for example [\"#1d3557\", \"white\"]): each colour cluster is painted with the nearest of them (least sum of red, green and blue differences, VTracer's colour difference), a cluster that ends up its parent's colour merges into it, and no other colour appears; an alpha is ignored (palette colours are opaque; a translucent cluster keeps its opacity); empty or not given means no constraint"`
 }
 
 // preset is the values a preset gives the parameters it names.
@@ -84,6 +85,14 @@ func Options(p Params) (trace.Options, error) {
 		MaxIterations:   maxIterations,
 		SpliceThreshold: p.SpliceThreshold.Value,
 		PathPrecision:   p.PathPrecision,
+	}
+	for _, s := range p.Palette {
+		c, err := sdk.ParseColor(s)
+		if err != nil {
+			return trace.Options{}, sdk.Errorf(sdk.CodeInvalidSettings, "vtracer: palette colour %q is not a CSS colour", s)
+		}
+		c.A = 255 // palettes are inks: opaque
+		o.Palette = append(o.Palette, c)
 	}
 	switch p.Mode.Value {
 	case "polygon":

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"slices"
 
+	"github.com/tracecraft/tracecraft/plugins/vtracer/cluster"
 	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
@@ -66,6 +67,9 @@ func traceBW(ctx context.Context, img *image.NRGBA, o Options) ([]byte, error) {
 	}
 	wr := newWriter(w, h, o)
 	black := color.NRGBA{A: 0xff}
+	if len(o.Palette) > 0 {
+		black = cluster.Nearest(o.Palette, black)
+	}
 	for i, c := range order {
 		if i&63 == 0 {
 			if err := ctx.Err(); err != nil {

@@ -63,6 +63,10 @@ type Options struct {
 	SpliceThreshold float64
 	// PathPrecision is the number of decimals of path coordinates (path_precision).
 	PathPrecision int
+	// Palette, when not empty, holds the only colours the shapes are painted with (see
+	// cluster.Hierarchy.Repaint; in BW mode, the black shapes take the palette colour
+	// nearest black). Its colours are opaque.
+	Palette []color.NRGBA
 }
 
 // DefaultOptions returns VTracer's defaults (colour, stacked, spline, speckle 4,
@@ -149,6 +153,7 @@ func traceClusters(ctx context.Context, img *image.NRGBA, o Options, cfg cluster
 	if err != nil {
 		return nil, err
 	}
+	hier.Repaint(o.Palette)
 	if w*h >= collectArea {
 		// Clustering leaves about 6 bytes a pixel of garbage on a photo (per-cluster state)
 		// that the heap would otherwise keep beside everything tracing allocates next.
@@ -166,6 +171,9 @@ func traceClusters(ctx context.Context, img *image.NRGBA, o Options, cfg cluster
 			}
 		}
 		area += hier.Shapes[i].Area
+		if hier.Shapes[i].Folded {
+			continue
+		}
 		starts = hier.TopEdges(starts[:0], i, mode)
 		wr.shape(starts, func(p int) bool { return hier.Covers(i, mode, p) }, hier.Shapes[i].Color)
 	}

@@ -85,6 +85,9 @@ const (
 	ParamType_PARAM_TYPE_ENUM        ParamType = 2
 	ParamType_PARAM_TYPE_BOOLEAN     ParamType = 3
 	ParamType_PARAM_TYPE_STRING      ParamType = 4
+	// A JSON array of strings, each checked as a STRING of the param's format and
+	// max_length, at most max_items of them, none repeated (sdk 2.2.0).
+	ParamType_PARAM_TYPE_LIST ParamType = 5
 )
 
 // Enum value maps for ParamType.
@@ -95,6 +98,7 @@ var (
 		2: "PARAM_TYPE_ENUM",
 		3: "PARAM_TYPE_BOOLEAN",
 		4: "PARAM_TYPE_STRING",
+		5: "PARAM_TYPE_LIST",
 	}
 	ParamType_value = map[string]int32{
 		"PARAM_TYPE_UNSPECIFIED": 0,
@@ -102,6 +106,7 @@ var (
 		"PARAM_TYPE_ENUM":        2,
 		"PARAM_TYPE_BOOLEAN":     3,
 		"PARAM_TYPE_STRING":      4,
+		"PARAM_TYPE_LIST":        5,
 	}
 )
 
@@ -133,7 +138,12 @@ func (ParamType) EnumDescriptor() ([]byte, []int) {
 }
 
 type DescribeRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// lists says the host understands list parameters (PARAM_TYPE_LIST and Value.list),
+	// which sdk 2.2.0 brought. A plugin leaves its list parameters out of its description
+	// for a host that does not set it, so an older host still loads the plugin and never
+	// sends a list; the engine then traces with those parameters at their defaults.
+	Lists         bool `protobuf:"varint,1,opt,name=lists,proto3" json:"lists,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -166,6 +176,13 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
 	return file_trace_v1_trace_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *DescribeRequest) GetLists() bool {
+	if x != nil {
+		return x.Lists
+	}
+	return false
 }
 
 type IdleRequest struct {
@@ -240,7 +257,7 @@ func (*IdleResponse) Descriptor() ([]byte, []int) {
 	return file_trace_v1_trace_proto_rawDescGZIP(), []int{2}
 }
 
-// Value is a parameter value: a JSON number, string or boolean.
+// Value is a parameter value: a JSON number, string or boolean, or a list of strings.
 type Value struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Kind:
@@ -248,6 +265,7 @@ type Value struct {
 	//	*Value_Number
 	//	*Value_Text
 	//	*Value_Flag
+	//	*Value_List
 	Kind          isValue_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -317,6 +335,15 @@ func (x *Value) GetFlag() bool {
 	return false
 }
 
+func (x *Value) GetList() *StringList {
+	if x != nil {
+		if x, ok := x.Kind.(*Value_List); ok {
+			return x.List
+		}
+	}
+	return nil
+}
+
 type isValue_Kind interface {
 	isValue_Kind()
 }
@@ -333,32 +360,85 @@ type Value_Flag struct {
 	Flag bool `protobuf:"varint,3,opt,name=flag,proto3,oneof"`
 }
 
+type Value_List struct {
+	List *StringList `protobuf:"bytes,4,opt,name=list,proto3,oneof"`
+}
+
 func (*Value_Number) isValue_Kind() {}
 
 func (*Value_Text) isValue_Kind() {}
 
 func (*Value_Flag) isValue_Kind() {}
 
-type Param struct {
+func (*Value_List) isValue_Kind() {}
+
+// StringList is the value of a list parameter.
+type StringList struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	Type          ParamType              `protobuf:"varint,2,opt,name=type,proto3,enum=tracecraft.trace.v1.ParamType" json:"type,omitempty"`
-	Description   string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
-	Default       *Value                 `protobuf:"bytes,4,opt,name=default,proto3" json:"default,omitempty"` // absent: no default
-	Min           float64                `protobuf:"fixed64,5,opt,name=min,proto3" json:"min,omitempty"`
-	Max           float64                `protobuf:"fixed64,6,opt,name=max,proto3" json:"max,omitempty"`
-	Step          float64                `protobuf:"fixed64,7,opt,name=step,proto3" json:"step,omitempty"`
-	Integer       bool                   `protobuf:"varint,8,opt,name=integer,proto3" json:"integer,omitempty"`
-	Values        []string               `protobuf:"bytes,9,rep,name=values,proto3" json:"values,omitempty"`
-	Format        string                 `protobuf:"bytes,10,opt,name=format,proto3" json:"format,omitempty"`
-	MaxLength     uint32                 `protobuf:"varint,11,opt,name=max_length,json=maxLength,proto3" json:"max_length,omitempty"`
+	Items         []string               `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StringList) Reset() {
+	*x = StringList{}
+	mi := &file_trace_v1_trace_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StringList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StringList) ProtoMessage() {}
+
+func (x *StringList) ProtoReflect() protoreflect.Message {
+	mi := &file_trace_v1_trace_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StringList.ProtoReflect.Descriptor instead.
+func (*StringList) Descriptor() ([]byte, []int) {
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *StringList) GetItems() []string {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+type Param struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type        ParamType              `protobuf:"varint,2,opt,name=type,proto3,enum=tracecraft.trace.v1.ParamType" json:"type,omitempty"`
+	Description string                 `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	Default     *Value                 `protobuf:"bytes,4,opt,name=default,proto3" json:"default,omitempty"` // absent: no default
+	Min         float64                `protobuf:"fixed64,5,opt,name=min,proto3" json:"min,omitempty"`
+	Max         float64                `protobuf:"fixed64,6,opt,name=max,proto3" json:"max,omitempty"`
+	Step        float64                `protobuf:"fixed64,7,opt,name=step,proto3" json:"step,omitempty"`
+	Integer     bool                   `protobuf:"varint,8,opt,name=integer,proto3" json:"integer,omitempty"`
+	Values      []string               `protobuf:"bytes,9,rep,name=values,proto3" json:"values,omitempty"`
+	Format      string                 `protobuf:"bytes,10,opt,name=format,proto3" json:"format,omitempty"`
+	MaxLength   uint32                 `protobuf:"varint,11,opt,name=max_length,json=maxLength,proto3" json:"max_length,omitempty"`
+	// max_items bounds a list parameter's length.
+	MaxItems      uint32 `protobuf:"varint,12,opt,name=max_items,json=maxItems,proto3" json:"max_items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Param) Reset() {
 	*x = Param{}
-	mi := &file_trace_v1_trace_proto_msgTypes[4]
+	mi := &file_trace_v1_trace_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -370,7 +450,7 @@ func (x *Param) String() string {
 func (*Param) ProtoMessage() {}
 
 func (x *Param) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[4]
+	mi := &file_trace_v1_trace_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -383,7 +463,7 @@ func (x *Param) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Param.ProtoReflect.Descriptor instead.
 func (*Param) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{4}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Param) GetName() string {
@@ -463,6 +543,13 @@ func (x *Param) GetMaxLength() uint32 {
 	return 0
 }
 
+func (x *Param) GetMaxItems() uint32 {
+	if x != nil {
+		return x.MaxItems
+	}
+	return 0
+}
+
 type DescribeResponse struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
 	Name        string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
@@ -486,7 +573,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_trace_v1_trace_proto_msgTypes[5]
+	mi := &file_trace_v1_trace_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -498,7 +585,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[5]
+	mi := &file_trace_v1_trace_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -511,7 +598,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{5}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *DescribeResponse) GetName() string {
@@ -589,7 +676,7 @@ type Failure struct {
 
 func (x *Failure) Reset() {
 	*x = Failure{}
-	mi := &file_trace_v1_trace_proto_msgTypes[6]
+	mi := &file_trace_v1_trace_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -601,7 +688,7 @@ func (x *Failure) String() string {
 func (*Failure) ProtoMessage() {}
 
 func (x *Failure) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[6]
+	mi := &file_trace_v1_trace_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -614,7 +701,7 @@ func (x *Failure) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Failure.ProtoReflect.Descriptor instead.
 func (*Failure) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{6}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Failure) GetCode() string {
@@ -660,7 +747,7 @@ type TraceRequest struct {
 
 func (x *TraceRequest) Reset() {
 	*x = TraceRequest{}
-	mi := &file_trace_v1_trace_proto_msgTypes[7]
+	mi := &file_trace_v1_trace_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -672,7 +759,7 @@ func (x *TraceRequest) String() string {
 func (*TraceRequest) ProtoMessage() {}
 
 func (x *TraceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[7]
+	mi := &file_trace_v1_trace_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -685,7 +772,7 @@ func (x *TraceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceRequest.ProtoReflect.Descriptor instead.
 func (*TraceRequest) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{7}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *TraceRequest) GetImage() []byte {
@@ -752,7 +839,7 @@ type TraceResponse struct {
 
 func (x *TraceResponse) Reset() {
 	*x = TraceResponse{}
-	mi := &file_trace_v1_trace_proto_msgTypes[8]
+	mi := &file_trace_v1_trace_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -764,7 +851,7 @@ func (x *TraceResponse) String() string {
 func (*TraceResponse) ProtoMessage() {}
 
 func (x *TraceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[8]
+	mi := &file_trace_v1_trace_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -777,7 +864,7 @@ func (x *TraceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TraceResponse.ProtoReflect.Descriptor instead.
 func (*TraceResponse) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{8}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *TraceResponse) GetSvg() []byte {
@@ -842,7 +929,7 @@ type AnalyzeRequest struct {
 
 func (x *AnalyzeRequest) Reset() {
 	*x = AnalyzeRequest{}
-	mi := &file_trace_v1_trace_proto_msgTypes[9]
+	mi := &file_trace_v1_trace_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -854,7 +941,7 @@ func (x *AnalyzeRequest) String() string {
 func (*AnalyzeRequest) ProtoMessage() {}
 
 func (x *AnalyzeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[9]
+	mi := &file_trace_v1_trace_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -867,7 +954,7 @@ func (x *AnalyzeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyzeRequest.ProtoReflect.Descriptor instead.
 func (*AnalyzeRequest) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{9}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AnalyzeRequest) GetImage() []byte {
@@ -927,7 +1014,7 @@ type AnalyzeResponse struct {
 
 func (x *AnalyzeResponse) Reset() {
 	*x = AnalyzeResponse{}
-	mi := &file_trace_v1_trace_proto_msgTypes[10]
+	mi := &file_trace_v1_trace_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +1026,7 @@ func (x *AnalyzeResponse) String() string {
 func (*AnalyzeResponse) ProtoMessage() {}
 
 func (x *AnalyzeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_trace_v1_trace_proto_msgTypes[10]
+	mi := &file_trace_v1_trace_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +1039,7 @@ func (x *AnalyzeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnalyzeResponse.ProtoReflect.Descriptor instead.
 func (*AnalyzeResponse) Descriptor() ([]byte, []int) {
-	return file_trace_v1_trace_proto_rawDescGZIP(), []int{10}
+	return file_trace_v1_trace_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AnalyzeResponse) GetWidth() uint32 {
@@ -1001,15 +1088,20 @@ var File_trace_v1_trace_proto protoreflect.FileDescriptor
 
 const file_trace_v1_trace_proto_rawDesc = "" +
 	"\n" +
-	"\x14trace/v1/trace.proto\x12\x13tracecraft.trace.v1\"\x11\n" +
-	"\x0fDescribeRequest\"\r\n" +
+	"\x14trace/v1/trace.proto\x12\x13tracecraft.trace.v1\"'\n" +
+	"\x0fDescribeRequest\x12\x14\n" +
+	"\x05lists\x18\x01 \x01(\bR\x05lists\"\r\n" +
 	"\vIdleRequest\"\x0e\n" +
-	"\fIdleResponse\"U\n" +
+	"\fIdleResponse\"\x8c\x01\n" +
 	"\x05Value\x12\x18\n" +
 	"\x06number\x18\x01 \x01(\x01H\x00R\x06number\x12\x14\n" +
 	"\x04text\x18\x02 \x01(\tH\x00R\x04text\x12\x14\n" +
-	"\x04flag\x18\x03 \x01(\bH\x00R\x04flagB\x06\n" +
-	"\x04kind\"\xc8\x02\n" +
+	"\x04flag\x18\x03 \x01(\bH\x00R\x04flag\x125\n" +
+	"\x04list\x18\x04 \x01(\v2\x1f.tracecraft.trace.v1.StringListH\x00R\x04listB\x06\n" +
+	"\x04kind\"\"\n" +
+	"\n" +
+	"StringList\x12\x14\n" +
+	"\x05items\x18\x01 \x03(\tR\x05items\"\xe5\x02\n" +
 	"\x05Param\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x122\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x1e.tracecraft.trace.v1.ParamTypeR\x04type\x12 \n" +
@@ -1023,7 +1115,8 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x06format\x18\n" +
 	" \x01(\tR\x06format\x12\x1d\n" +
 	"\n" +
-	"max_length\x18\v \x01(\rR\tmaxLength\"\xf0\x02\n" +
+	"max_length\x18\v \x01(\rR\tmaxLength\x12\x1b\n" +
+	"\tmax_items\x18\f \x01(\rR\bmaxItems\"\xf0\x02\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12<\n" +
@@ -1080,13 +1173,14 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\tStability\x12\x19\n" +
 	"\x15STABILITY_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10STABILITY_STABLE\x10\x01\x12\x1a\n" +
-	"\x16STABILITY_EXPERIMENTAL\x10\x02*\x82\x01\n" +
+	"\x16STABILITY_EXPERIMENTAL\x10\x02*\x97\x01\n" +
 	"\tParamType\x12\x1a\n" +
 	"\x16PARAM_TYPE_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11PARAM_TYPE_NUMBER\x10\x01\x12\x13\n" +
 	"\x0fPARAM_TYPE_ENUM\x10\x02\x12\x16\n" +
 	"\x12PARAM_TYPE_BOOLEAN\x10\x03\x12\x15\n" +
-	"\x11PARAM_TYPE_STRING\x10\x042\xd4\x02\n" +
+	"\x11PARAM_TYPE_STRING\x10\x04\x12\x13\n" +
+	"\x0fPARAM_TYPE_LIST\x10\x052\xd4\x02\n" +
 	"\x06Engine\x12W\n" +
 	"\bDescribe\x12$.tracecraft.trace.v1.DescribeRequest\x1a%.tracecraft.trace.v1.DescribeResponse\x12N\n" +
 	"\x05Trace\x12!.tracecraft.trace.v1.TraceRequest\x1a\".tracecraft.trace.v1.TraceResponse\x12T\n" +
@@ -1106,7 +1200,7 @@ func file_trace_v1_trace_proto_rawDescGZIP() []byte {
 }
 
 var file_trace_v1_trace_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_trace_v1_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_trace_v1_trace_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_trace_v1_trace_proto_goTypes = []any{
 	(Stability)(0),           // 0: tracecraft.trace.v1.Stability
 	(ParamType)(0),           // 1: tracecraft.trace.v1.ParamType
@@ -1114,39 +1208,41 @@ var file_trace_v1_trace_proto_goTypes = []any{
 	(*IdleRequest)(nil),      // 3: tracecraft.trace.v1.IdleRequest
 	(*IdleResponse)(nil),     // 4: tracecraft.trace.v1.IdleResponse
 	(*Value)(nil),            // 5: tracecraft.trace.v1.Value
-	(*Param)(nil),            // 6: tracecraft.trace.v1.Param
-	(*DescribeResponse)(nil), // 7: tracecraft.trace.v1.DescribeResponse
-	(*Failure)(nil),          // 8: tracecraft.trace.v1.Failure
-	(*TraceRequest)(nil),     // 9: tracecraft.trace.v1.TraceRequest
-	(*TraceResponse)(nil),    // 10: tracecraft.trace.v1.TraceResponse
-	(*AnalyzeRequest)(nil),   // 11: tracecraft.trace.v1.AnalyzeRequest
-	(*AnalyzeResponse)(nil),  // 12: tracecraft.trace.v1.AnalyzeResponse
-	nil,                      // 13: tracecraft.trace.v1.TraceRequest.ParamsEntry
-	nil,                      // 14: tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
+	(*StringList)(nil),       // 6: tracecraft.trace.v1.StringList
+	(*Param)(nil),            // 7: tracecraft.trace.v1.Param
+	(*DescribeResponse)(nil), // 8: tracecraft.trace.v1.DescribeResponse
+	(*Failure)(nil),          // 9: tracecraft.trace.v1.Failure
+	(*TraceRequest)(nil),     // 10: tracecraft.trace.v1.TraceRequest
+	(*TraceResponse)(nil),    // 11: tracecraft.trace.v1.TraceResponse
+	(*AnalyzeRequest)(nil),   // 12: tracecraft.trace.v1.AnalyzeRequest
+	(*AnalyzeResponse)(nil),  // 13: tracecraft.trace.v1.AnalyzeResponse
+	nil,                      // 14: tracecraft.trace.v1.TraceRequest.ParamsEntry
+	nil,                      // 15: tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
 }
 var file_trace_v1_trace_proto_depIdxs = []int32{
-	1,  // 0: tracecraft.trace.v1.Param.type:type_name -> tracecraft.trace.v1.ParamType
-	5,  // 1: tracecraft.trace.v1.Param.default:type_name -> tracecraft.trace.v1.Value
-	0,  // 2: tracecraft.trace.v1.DescribeResponse.stability:type_name -> tracecraft.trace.v1.Stability
-	6,  // 3: tracecraft.trace.v1.DescribeResponse.params:type_name -> tracecraft.trace.v1.Param
-	13, // 4: tracecraft.trace.v1.TraceRequest.params:type_name -> tracecraft.trace.v1.TraceRequest.ParamsEntry
-	8,  // 5: tracecraft.trace.v1.TraceResponse.failure:type_name -> tracecraft.trace.v1.Failure
-	14, // 6: tracecraft.trace.v1.AnalyzeResponse.features:type_name -> tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
-	8,  // 7: tracecraft.trace.v1.AnalyzeResponse.failure:type_name -> tracecraft.trace.v1.Failure
-	5,  // 8: tracecraft.trace.v1.TraceRequest.ParamsEntry.value:type_name -> tracecraft.trace.v1.Value
-	2,  // 9: tracecraft.trace.v1.Engine.Describe:input_type -> tracecraft.trace.v1.DescribeRequest
-	9,  // 10: tracecraft.trace.v1.Engine.Trace:input_type -> tracecraft.trace.v1.TraceRequest
-	11, // 11: tracecraft.trace.v1.Engine.Analyze:input_type -> tracecraft.trace.v1.AnalyzeRequest
-	3,  // 12: tracecraft.trace.v1.Engine.Idle:input_type -> tracecraft.trace.v1.IdleRequest
-	7,  // 13: tracecraft.trace.v1.Engine.Describe:output_type -> tracecraft.trace.v1.DescribeResponse
-	10, // 14: tracecraft.trace.v1.Engine.Trace:output_type -> tracecraft.trace.v1.TraceResponse
-	12, // 15: tracecraft.trace.v1.Engine.Analyze:output_type -> tracecraft.trace.v1.AnalyzeResponse
-	4,  // 16: tracecraft.trace.v1.Engine.Idle:output_type -> tracecraft.trace.v1.IdleResponse
-	13, // [13:17] is the sub-list for method output_type
-	9,  // [9:13] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	6,  // 0: tracecraft.trace.v1.Value.list:type_name -> tracecraft.trace.v1.StringList
+	1,  // 1: tracecraft.trace.v1.Param.type:type_name -> tracecraft.trace.v1.ParamType
+	5,  // 2: tracecraft.trace.v1.Param.default:type_name -> tracecraft.trace.v1.Value
+	0,  // 3: tracecraft.trace.v1.DescribeResponse.stability:type_name -> tracecraft.trace.v1.Stability
+	7,  // 4: tracecraft.trace.v1.DescribeResponse.params:type_name -> tracecraft.trace.v1.Param
+	14, // 5: tracecraft.trace.v1.TraceRequest.params:type_name -> tracecraft.trace.v1.TraceRequest.ParamsEntry
+	9,  // 6: tracecraft.trace.v1.TraceResponse.failure:type_name -> tracecraft.trace.v1.Failure
+	15, // 7: tracecraft.trace.v1.AnalyzeResponse.features:type_name -> tracecraft.trace.v1.AnalyzeResponse.FeaturesEntry
+	9,  // 8: tracecraft.trace.v1.AnalyzeResponse.failure:type_name -> tracecraft.trace.v1.Failure
+	5,  // 9: tracecraft.trace.v1.TraceRequest.ParamsEntry.value:type_name -> tracecraft.trace.v1.Value
+	2,  // 10: tracecraft.trace.v1.Engine.Describe:input_type -> tracecraft.trace.v1.DescribeRequest
+	10, // 11: tracecraft.trace.v1.Engine.Trace:input_type -> tracecraft.trace.v1.TraceRequest
+	12, // 12: tracecraft.trace.v1.Engine.Analyze:input_type -> tracecraft.trace.v1.AnalyzeRequest
+	3,  // 13: tracecraft.trace.v1.Engine.Idle:input_type -> tracecraft.trace.v1.IdleRequest
+	8,  // 14: tracecraft.trace.v1.Engine.Describe:output_type -> tracecraft.trace.v1.DescribeResponse
+	11, // 15: tracecraft.trace.v1.Engine.Trace:output_type -> tracecraft.trace.v1.TraceResponse
+	13, // 16: tracecraft.trace.v1.Engine.Analyze:output_type -> tracecraft.trace.v1.AnalyzeResponse
+	4,  // 17: tracecraft.trace.v1.Engine.Idle:output_type -> tracecraft.trace.v1.IdleResponse
+	14, // [14:18] is the sub-list for method output_type
+	10, // [10:14] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_trace_v1_trace_proto_init() }
@@ -1158,6 +1254,7 @@ func file_trace_v1_trace_proto_init() {
 		(*Value_Number)(nil),
 		(*Value_Text)(nil),
 		(*Value_Flag)(nil),
+		(*Value_List)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1165,7 +1262,7 @@ func file_trace_v1_trace_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_trace_v1_trace_proto_rawDesc), len(file_trace_v1_trace_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   13,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,8 +20,11 @@ import (
 
 // SDKVersion is the version of the sdk a plugin was built with, reported in its
 // description (and shown by the host in /api/health). 2.0.0 brought typed parameters;
-// 2.1.0 the Idle call, which lets the host keep a process whose job it cancelled.
-const SDKVersion = "2.1.0"
+// 2.1.0 the Idle call, which lets the host keep a process whose job it cancelled; 2.2.0
+// list parameters (sdk.List), which a plugin describes only to a host that says it
+// understands them (DescribeRequest.lists), so both older hosts and older plugins keep
+// working.
+const SDKVersion = "2.2.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
 // it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
@@ -108,10 +111,22 @@ func ValidEngineName(name string) bool {
 	return engineName.MatchString(name) && !reservedNames[name]
 }
 
-// ValueToProto converts a parameter value (float64, int, string or bool) to the
-// protocol's form.
+// ValueToProto converts a parameter value (float64, int, string, bool, or a list of
+// strings as []string or []any) to the protocol's form.
 func ValueToProto(v any) (*tracev1.Value, error) {
 	switch x := v.(type) {
+	case []string:
+		return &tracev1.Value{Kind: &tracev1.Value_List{List: &tracev1.StringList{Items: x}}}, nil
+	case []any:
+		items := make([]string, len(x))
+		for i, it := range x {
+			s, ok := it.(string)
+			if !ok {
+				return nil, fmt.Errorf("list item %d, %v of type %T, is not a string", i, it, it)
+			}
+			items[i] = s
+		}
+		return &tracev1.Value{Kind: &tracev1.Value_List{List: &tracev1.StringList{Items: items}}}, nil
 	case float64:
 		return &tracev1.Value{Kind: &tracev1.Value_Number{Number: x}}, nil
 	case int:
@@ -121,12 +136,15 @@ func ValueToProto(v any) (*tracev1.Value, error) {
 	case bool:
 		return &tracev1.Value{Kind: &tracev1.Value_Flag{Flag: x}}, nil
 	}
-	return nil, fmt.Errorf("parameter value %v of type %T is not a number, string or boolean", v, v)
+	return nil, fmt.Errorf("parameter value %v of type %T is not a number, string, boolean or list of strings", v, v)
 }
 
-// ValueFromProto converts a protocol value to float64, string or bool (nil if unset).
+// ValueFromProto converts a protocol value to float64, string, bool or []string (nil if
+// unset).
 func ValueFromProto(v *tracev1.Value) any {
 	switch k := v.GetKind().(type) {
+	case *tracev1.Value_List:
+		return append([]string{}, k.List.GetItems()...)
 	case *tracev1.Value_Number:
 		return k.Number
 	case *tracev1.Value_Text:

@@ -162,12 +162,18 @@
     }
     const dot = field.indexOf('.');
     if (dot < 0 || field.slice(0, dot) !== effectiveEngine()) return;
-    const name = field.slice(dot + 1);
+    let name = field.slice(dot + 1);
+    let item = ''; // a list's item: "palette[2]" is item 2 of palette
+    const bracket = name.indexOf('[');
+    if (bracket >= 0) {
+      item = `item ${name.slice(bracket + 1, -1)} `;
+      name = name.slice(0, bracket);
+    }
     for (const row of document.querySelectorAll('#param-list .param')) {
       if (row.dataset.param !== name) continue;
       row.classList.add('invalid');
       const p = row.querySelector('.param-error');
-      p.textContent = message;
+      p.textContent = (p.hidden ? '' : p.textContent + '; ') + item + message;
       p.hidden = false;
     }
   }
@@ -227,10 +233,12 @@
     $('preset-desc').textContent = preset && preset.description ? preset.description : '';
     let text = '';
     if (e === 'auto') {
-      text = p === 'auto' ? 'The service measures the image and picks the preset and its engine.' : `The ${p} preset's engine: ${preset && preset.engine}.`;
+      if (p === 'auto') text = 'The service measures the image and picks the preset and its engine.';
+      else if (preset && preset.engine) text = `The ${p} preset's engine: ${preset.engine}${preset.variants ? ', or another for some images (see the schema)' : ''}.`;
+      else text = 'The service traces the image with its two likeliest presets and keeps the better trace.';
     } else if ((s.experimentalEngines || []).includes(e)) {
       text = 'Experimental: its output may change between versions.';
-    } else if (p !== 'auto' && preset && preset.engine !== e) {
+    } else if (p !== 'auto' && preset && preset.engine && preset.engine !== e) {
       text = `The ${p} preset's parameters are for ${preset.engine}, so ${e} runs at its defaults.`;
     } else if (p === 'auto') {
       text = `${e} at its defaults, without measuring the image.`;
@@ -375,6 +383,21 @@
         control.append(box, label);
         break;
       }
+      case 'list': {
+        // One text field: the items separated by commas (those inside rgb(...) and
+        // hsl(...) belong to the colour), sent as a JSON array.
+        const placeholder = d.format === 'color' ? 'CSS colours, e.g. #1d3557, white, rgb(230 57 70)' : 'items, separated by commas';
+        const input = el('input', { type: 'text', id, class: 'list', placeholder, spellcheck: 'false', autocomplete: 'off' });
+        const swatches = el('span', { class: 'swatches', 'aria-hidden': 'true' });
+        show = (v) => { input.value = Array.isArray(v) ? v.join(', ') : ''; paintSwatches(swatches, Array.isArray(v) ? v : [], d); };
+        input.addEventListener('input', () => {
+          const items = splitList(input.value);
+          paintSwatches(swatches, items, d);
+          update(items.length ? items : undefined);
+        });
+        control.append(input, swatches);
+        break;
+      }
       default: {
         const placeholder = d.format === 'color' ? 'any CSS colour, e.g. #d33 or navy' : 'not set';
         const input = el('input', { type: 'text', id, maxlength: d.maxLength, placeholder, spellcheck: 'false', autocomplete: 'off' });
@@ -389,6 +412,34 @@
     reset.hidden = !(name in ov);
     row.append(head, control, el('p', { class: 'desc' }, d.description || ''), el('p', { class: 'param-error', hidden: true }));
     return row;
+  }
+
+  // splitList splits a list field's text at the commas outside parentheses.
+  function splitList(text) {
+    const items = [];
+    let depth = 0, start = 0;
+    for (let i = 0; i <= text.length; i++) {
+      const c = text[i];
+      if (c === '(') depth++;
+      else if (c === ')') depth = Math.max(0, depth - 1);
+      else if ((c === ',' && depth === 0) || i === text.length) {
+        const item = text.slice(start, i).trim();
+        if (item) items.push(item);
+        start = i + 1;
+      }
+    }
+    return items;
+  }
+
+  // paintSwatches shows a small square of each colour of a colour list.
+  function paintSwatches(box, items, d) {
+    box.replaceChildren();
+    if (d.format !== 'color') return;
+    for (const c of items) {
+      const sw = el('span', { class: 'swatch', title: c });
+      sw.style.background = c;
+      box.append(sw);
+    }
   }
 
   // settingsObject is the settings field for the current choices: preset and engine

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// TestPresetBestAnswersWithTheHigherScoringTrace checks, through the real host and the
+// bundled engines, that preset best answers with the trace that scores higher of the
+// image's two likeliest settings, that what it answers is what that preset alone traces,
+// and that a misspelt preset is refused naming best among the values.
+func TestPresetBestAnswersWithTheHigherScoringTrace(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, newPlugins(t, "tracecraft", "vtracer", "potrace"), t.TempDir(), "--workers", "2")
+	// Line art whose anti-aliased ink the logo preset (tracecraft) follows better than the
+	// lineart preset (potrace): best's two candidates.
+	img, err := os.ReadFile(filepath.Join(corpusDir(), "lineart", "openclipart-trumpet.png"))
+	if err != nil {
+		t.Skipf("the bench corpus is not here: %v", err)
+	}
+	ssim := func(r reply) float64 {
+		t.Helper()
+		q, _ := r.json["quality"].(map[string]any)
+		v, ok := q["ssim"].(float64)
+		if r.status != 200 || !ok {
+			t.Fatalf("want 200 with quality.ssim, got %s", r)
+		}
+		return v
+	}
+	best := h.vectorize(img, `{"preset":"best","output":{"quality":true}}`)
+	got := ssim(best)
+	scores := map[string]float64{}
+	svgs := map[string]any{}
+	for _, p := range []string{"lineart", "logo"} {
+		r := h.vectorize(img, `{"preset":"`+p+`","output":{"quality":true}}`)
+		scores[p], svgs[p] = ssim(r), r.json["svg"]
+	}
+	want := "lineart"
+	if scores["logo"] > scores["lineart"] {
+		want = "logo"
+	}
+	if best.json["preset"] != want || got != scores[want] || best.json["svg"] != svgs[want] {
+		t.Errorf("best answered preset %v with ssim %v; the candidates score %v, want %s's trace", best.json["preset"], got, scores, want)
+	}
+
+	bad := h.vectorize(img, `{"preset":"bets"}`)
+	if bad.status != 400 || bad.errorCode() != "invalid_settings" || !slices.Equal(bad.details(), []string{"preset"}) {
+		t.Errorf("preset bets: got %s, want 400 invalid_settings on preset", bad)
+	}
+}
