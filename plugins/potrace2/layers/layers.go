@@ -27,6 +27,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/plugins/potrace/trace"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/regions"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // OpaqueAlpha is the palette alpha from which a layer is drawn opaque: the last few
@@ -121,8 +122,10 @@ func Build(ctx context.Context, img *image.NRGBA, rm *regions.Map) (*Stack, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	st.blends(img)
-	return st, ctx.Err()
+	if err := st.blends(ctx, img); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // premul returns the layer's colour premultiplied, or transparency for -1.
@@ -137,7 +140,7 @@ func (st *Stack) premul(k int16) [4]float32 {
 
 // blends finds, for every pixel next to another layer, the neighbouring layer it blends
 // with and its own layer's share of it.
-func (st *Stack) blends(img *image.NRGBA) {
+func (st *Stack) blends(ctx context.Context, img *image.NRGBA) error {
 	w, h := st.Width, st.Height
 	st.other = make([]int16, w*h)
 	st.cover = make([]float32, w*h)
@@ -145,33 +148,45 @@ func (st *Stack) blends(img *image.NRGBA) {
 	for k := -1; k < len(st.Layers); k++ {
 		paints[k+1] = st.premul(int16(k))
 	}
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride:]
-		for x := 0; x < w; x++ {
-			i := y*w + x
-			st.other[i] = -2
-			own := st.layer[i]
-			px := row[4*x : 4*x+4]
-			a := float32(px[3])
-			c := [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
-			A := paints[own+1]
-			best := sq(c, A)
-			for _, d := range neighbours {
-				nx, ny := x+d[0], y+d[1]
-				if nx < 0 || ny < 0 || nx >= w || ny >= h {
-					continue
-				}
-				o := st.layer[ny*w+nx]
-				if o == own || o == st.other[i] {
-					continue
-				}
-				t, res, ok := blend(c, A, paints[o+1])
-				if ok && res < best {
-					best, st.other[i], st.cover[i] = res, o, t
+	// Each pixel reads the layers and writes only its own entries: rows run in
+	// parallel with the same result.
+	return parallel.For(ctx, h, max(1, 16384/max(1, w)), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			row := img.Pix[y*img.Stride:]
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				st.other[i] = -2
+				own := st.layer[i]
+				// The pixel's colour is read only when a neighbour lies in another
+				// layer (most pixels have none).
+				read := false
+				var c, A [4]float32
+				var best float32
+				for _, d := range neighbours {
+					nx, ny := x+d[0], y+d[1]
+					if nx < 0 || ny < 0 || nx >= w || ny >= h {
+						continue
+					}
+					o := st.layer[ny*w+nx]
+					if o == own || o == st.other[i] {
+						continue
+					}
+					if !read {
+						read = true
+						px := row[4*x : 4*x+4]
+						a := float32(px[3])
+						c = [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
+						A = paints[own+1]
+						best = sq(c, A)
+					}
+					t, res, ok := blend(c, A, paints[o+1])
+					if ok && res < best {
+						best, st.other[i], st.cover[i] = res, o, t
+					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // neighbours are the eight neighbouring pixels, 4-neighbours first.
@@ -221,42 +236,49 @@ func (st *Stack) covers(k, o int16) bool {
 // Coverage returns layer k's coverage field: for each pixel, how much of it the layer's
 // bitmap covers (0..1).
 func (st *Stack) Coverage(k int) []float32 {
-	v, _ := st.coverage(k)
+	v, _ := st.coverage(k, nil)
 	return v
 }
 
 // span is the columns lo..hi-1 of a row outside which its coverage is zero.
 type span struct{ lo, hi int }
 
-// coverage returns Coverage(k) and, for every row, the span of its nonzero coverage.
-func (st *Stack) coverage(k int) ([]float32, []span) {
+// coverage returns Coverage(k), written into buf when it is large enough, and for every
+// row the span of its nonzero coverage.
+func (st *Stack) coverage(k int, buf []float32) ([]float32, []span) {
 	w := st.Width
-	v := make([]float32, w*st.Height)
+	if cap(buf) < w*st.Height {
+		buf = make([]float32, w*st.Height)
+	}
+	v := buf[:w*st.Height]
 	spans := make([]span, st.Height)
-	kk := int16(k)
+	// covers[o+2] is covers(k, o) for every layer o, -1 (transparent) and -2 (none).
+	covers := make([]bool, len(st.Layers)+2)
+	for o := range covers {
+		covers[o] = st.covers(int16(k), int16(o-2))
+	}
 	for y := range spans {
 		sp := &spans[y]
-		for x := range w {
-			i := y*w + x
-			in := st.covers(kk, st.layer[i])
-			o := st.other[i]
-			switch {
-			case o == -2:
+		row := v[y*w : (y+1)*w]
+		layer, other, cover := st.layer[y*w:(y+1)*w], st.other[y*w:(y+1)*w], st.cover[y*w:(y+1)*w]
+		for x := range row {
+			in := covers[layer[x]+2]
+			var f float32
+			if o := other[x]; o == -2 {
 				if in {
-					v[i] = 1
+					f = 1
 				}
-			default:
-				t := st.cover[i]
-				var f float32
+			} else {
+				t := cover[x]
 				if in {
 					f = t
 				}
-				if st.covers(kk, o) {
+				if covers[o+2] {
 					f += 1 - t
 				}
-				v[i] = f
 			}
-			if v[i] != 0 {
+			row[x] = f
+			if f != 0 {
 				if sp.hi == 0 {
 					sp.lo = x
 				}
@@ -271,9 +293,16 @@ func (st *Stack) coverage(k int) ([]float32, []span) {
 // sampled bilinearly at the centre of every bitmap pixel, black where it exceeds one
 // half. Scale 1 traces the pixels whose coverage exceeds one half.
 func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error) {
+	bm, _, err := st.BitmapBuf(ctx, k, scale, nil)
+	return bm, err
+}
+
+// BitmapBuf is Bitmap with the coverage field's scratch space: buf is used when large
+// enough and returned, so that a caller making many bitmaps allocates it once.
+func (st *Stack) BitmapBuf(ctx context.Context, k, scale int, buf []float32) (*trace.Bitmap, []float32, error) {
 	scale = max(scale, 1)
 	w, h := st.Width, st.Height
-	v, spans := st.coverage(k)
+	v, spans := st.coverage(k, buf)
 	W, H := w*scale, h*scale
 	bm := trace.NewBitmap(W, H)
 	// Source columns and weights of each bitmap column.
@@ -286,7 +315,7 @@ func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error
 	for Y := range H {
 		if Y%64 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, v, err
 			}
 		}
 		y0, y1, fy := sampleAt(Y, scale, h)
@@ -304,23 +333,46 @@ func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error
 		xStart, xEnd := max(0, (lo.lo-1)*scale), min(W, (lo.hi+1)*scale)
 		r0, r1 := v[y0*w:(y0+1)*w], v[y1*w:(y1+1)*w]
 		words := bm.Row(Y)
-		for X := xStart; X < xEnd; X++ {
-			a, b := r0[x0[X]], r0[x1[X]]
-			c, d := r1[x0[X]], r1[x1[X]]
-			if a == b && b == c && c == d {
-				if a > 0.5 {
-					words[X>>6] |= 1 << (uint(X) & 63)
+		for xa := xStart; xa < xEnd; {
+			// The columns xa..xb-1 of one word: where every source sample they read
+			// holds the same value, they all get that value's bit at once.
+			xb := min(xEnd, (xa|63)+1)
+			if c := r0[x0[xa]]; uniform(r0[x0[xa]:x1[xb-1]+1], c) && uniform(r1[x0[xa]:x1[xb-1]+1], c) {
+				if c > 0.5 {
+					words[xa>>6] |= (^uint64(0) >> (64 - uint(xb-xa))) << (uint(xa) & 63)
 				}
+				xa = xb
 				continue
 			}
-			top := a + (b-a)*fx[X]
-			bot := c + (d-c)*fx[X]
-			if top+(bot-top)*fy > 0.5 {
-				words[X>>6] |= 1 << (uint(X) & 63)
+			for X := xa; X < xb; X++ {
+				a, b := r0[x0[X]], r0[x1[X]]
+				c, d := r1[x0[X]], r1[x1[X]]
+				if a == b && b == c && c == d {
+					if a > 0.5 {
+						words[X>>6] |= 1 << (uint(X) & 63)
+					}
+					continue
+				}
+				top := a + (b-a)*fx[X]
+				bot := c + (d-c)*fx[X]
+				if top+(bot-top)*fy > 0.5 {
+					words[X>>6] |= 1 << (uint(X) & 63)
+				}
 			}
+			xa = xb
 		}
 	}
-	return bm, nil
+	return bm, v, nil
+}
+
+// uniform reports whether every value of v is c.
+func uniform(v []float32, c float32) bool {
+	for _, x := range v {
+		if x != c {
+			return false
+		}
+	}
+	return true
 }
 
 // sampleAt returns the two source pixels and the weight of the second for bitmap pixel

@@ -19,6 +19,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/fit"
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/paint"
@@ -380,7 +381,15 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 		f.rasts = make([]renderScratch, workers)
 	}
 	var masks []render.Mask
-	var buf []uint8
+	// The masks' buffer is kept between traces, as the canvas is: allocating and
+	// clearing megabytes each pass costs more than a small image's rendering.
+	bp, _ := maskBufs.Get().(*[]uint8)
+	if bp == nil {
+		bp = new([]uint8)
+	}
+	defer maskBufs.Put(bp)
+	buf := *bp
+	defer func() { *bp = buf }()
 	for lo := 0; lo < len(rm.Regions); {
 		// The batch: regions lo..hi-1, their masks at offsets in buf.
 		hi, area := lo, 0
@@ -425,6 +434,9 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 	}
 	return ctx.Err()
 }
+
+// maskBufs keeps released mask buffers of render (*[]uint8).
+var maskBufs sync.Pool
 
 // renderScratch is one render worker's rasteriser and path buffers.
 type renderScratch struct {
