@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/tracecraft/tracecraft/sdk"
 )
@@ -77,6 +79,57 @@ func Paints(doc []byte) ([]color.NRGBA, error) {
 			}
 		case xml.EndElement:
 			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// CheckPalette traces each image (a file LoadPNG reads) with palettes, each given as the
+// engine's parameter "palette" together with one of styles (other parameters, in turn;
+// nil or empty means the defaults alone), and fails the test when an SVG paints with a
+// colour that is not one of its palette's (Paints) or when two traces of one setting
+// differ. An engine with a palette parameter runs it over images it meets, with
+// palettes that fit them badly.
+func CheckPalette[P any](t *testing.T, e sdk.Engine[P], images []string, palettes [][]string, styles []map[string]any) {
+	t.Helper()
+	if len(styles) == 0 {
+		styles = []map[string]any{{}}
+	}
+	for n, path := range images {
+		img := LoadPNG(t, path)
+		for i, pal := range palettes {
+			allowed := make([]color.NRGBA, len(pal))
+			for k, s := range pal {
+				c, err := sdk.ParseColor(s)
+				if err != nil {
+					t.Fatalf("palette %v: %v", pal, err)
+				}
+				allowed[k] = c
+			}
+			given := map[string]any{"palette": pal}
+			for k, v := range styles[(n+i)%len(styles)] {
+				given[k] = v
+			}
+			label := fmt.Sprintf("%s with %v", Name(path), given)
+			p, err := sdk.Decode[P](given)
+			if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			doc, err := e.Trace(context.Background(), img, p)
+			if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			paints, err := Paints(doc)
+			if err != nil {
+				t.Fatalf("%s: %v", label, err)
+			}
+			for _, c := range paints {
+				if !slices.Contains(allowed, c) {
+					t.Errorf("%s paints with %v, not in the palette", label, c)
+				}
+			}
+			if again, _ := e.Trace(context.Background(), img, p); !bytes.Equal(doc, again) {
+				t.Errorf("%s: two traces differ", label)
+			}
 		}
 	}
 }
