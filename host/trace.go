@@ -134,6 +134,7 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if set.NeedsAnalysis() {
 			in.auto = true
 		}
+		in.tuned = len(set.Params[res.Engine]) > 0
 		if in.out == "" {
 			_, err = stdout.Write(file.Data)
 			return err
@@ -162,6 +163,7 @@ type traceInput struct {
 	size, outSize   int // bytes read and written
 	res             *tracing.Result
 	auto            bool   // auto chose the preset and engine
+	tuned           bool   // the settings gave parameters of the engine that traced it
 	quality         string // the trace's score, when output.quality asks for it
 	err             error
 	took            time.Duration
@@ -170,6 +172,9 @@ type traceInput struct {
 // choice says what traced the image: the preset and engine.
 func (in *traceInput) choice() string {
 	if in.res.Preset == "" {
+		if in.tuned {
+			return "engine " + in.res.Engine + " with the parameters given"
+		}
 		return "engine " + in.res.Engine + " at its defaults"
 	}
 	preset := "the " + in.res.Preset + " preset"

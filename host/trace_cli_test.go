@@ -140,7 +140,7 @@ func TestTraceCommandTracesAFolderInParallel(t *testing.T) {
 		if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) {
 			t.Errorf("%s.svg: %v %.40q", n, err, svg)
 		}
-		if !strings.Contains(errOut, n+".svg: engine testengine") {
+		if !strings.Contains(errOut, n+".svg: engine testengine with the parameters given") {
 			t.Errorf("stderr does not report %s: %q", n, errOut)
 		}
 	}
