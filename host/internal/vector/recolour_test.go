@@ -53,6 +53,7 @@ func TestRecolouringAFillLeavesNoOldColour(t *testing.T) {
 		{"tracecraft", tracer(tracecraft.New())},
 		{"tracecraft groupBy color", tracerWith(tracecraft.New(), map[string]any{"groupBy": "color"})},
 		{"tracecraft stacked", tracerWith(tracecraft.New(), map[string]any{"shapeStacking": "stacked"})},
+		{"tracecraft with a 2 px gap filler", tracerWith(tracecraft.New(), map[string]any{"gapFiller": "on", "gapFillerWidth": 2.0})},
 		{"tracecraft2", tracer(tracecraft2.New())},
 		{"tracecraft2 without primitives", tracerWith(tracecraft2.New(), map[string]any{"primitives": false})},
 	} {

@@ -1,16 +1,12 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"image"
 	"image/color"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
@@ -174,66 +170,3 @@ func sanitize(s string) string {
 	}
 	return string(b)
 }
-
-// TestRecolouringAFillLeavesNoOldColour edits the SVG the way Inkscape or Illustrator
-// recolour a shape, by changing only its fill (the path's, or with groupBy color the
-// group's), renders it, and finds no pixel of the old colour: the gap filler is the
-// shape's own fill, not a stroke that keeps the old colour.
-func TestRecolouringAFillLeavesNoOldColour(t *testing.T) {
-	const w, h = 120, 90
-	img := seamImage(w, h)
-	old, repl := seamColors[1], color.NRGBA{250, 220, 0, 255}
-	for _, tt := range []struct {
-		name   string
-		params map[string]any
-		elem   string // the element whose fill an editor changes
-	}{
-		{"a merged path's fill", map[string]any{}, "path"},
-		{"a colour group's fill", map[string]any{"groupBy": "color"}, "g"},
-		{"a stacked shape's fill", map[string]any{"shapeStacking": "stacked"}, "path"},
-		{"a 2 px gap filler", map[string]any{"gapFiller": "on", "gapFillerWidth": 2.0}, "path"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			p, problems := sdk.Decode[engine.Params](tt.params)
-			if problems != nil {
-				t.Fatal(problems)
-			}
-			doc, err := engine.New().Trace(context.Background(), img, p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			hex := fmt.Sprintf("#%02x%02x%02x", old.R, old.G, old.B)
-			re := regexp.MustCompile(`<` + tt.elem + ` id="c-[0-9a-f]{6}" fill="` + hex + `"`)
-			at := re.FindIndex(doc)
-			if at == nil {
-				t.Fatalf("no <%s> filled %s in %s", tt.elem, hex, doc)
-			}
-			edited := slices.Concat(doc[:at[0]], bytes.Replace(doc[at[0]:at[1]], []byte(hex), []byte("#fadc00"), 1), doc[at[1]:])
-			c, err := svgraster.Render(edited, w, h, svgraster.Over)
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := svgraster.OverBackground(c, color.NRGBA{255, 255, 255, 255})
-			dist := func(a, b color.NRGBA) float64 {
-				return math.Sqrt(sq(float64(a.R)-float64(b.R)) + sq(float64(a.G)-float64(b.G)) + sq(float64(a.B)-float64(b.B)))
-			}
-			oldLeft, replaced := 0, 0
-			for y := 0; y < h; y++ {
-				for x := 0; x < w; x++ {
-					px := out.NRGBAAt(x, y)
-					if dist(px, old) < 40 {
-						oldLeft++
-					}
-					if dist(px, repl) < 10 {
-						replaced++
-					}
-				}
-			}
-			if oldLeft > 0 || replaced < 500 {
-				t.Errorf("after the edit %d pixels keep the old colour %s (want 0) and %d have the new one (want the disc)\n%s", oldLeft, hex, replaced, edited)
-			}
-		})
-	}
-}
-
-func sq(x float64) float64 { return x * x }
