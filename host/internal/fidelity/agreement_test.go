@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/tracecraft/tracecraft/host/internal/fidelity"
+	"github.com/tracecraft/tracecraft/internal/testbin"
 	potrace "github.com/tracecraft/tracecraft/plugins/potrace/engine"
 	potrace2 "github.com/tracecraft/tracecraft/plugins/potrace2/engine"
 	tracecraft "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
@@ -35,11 +36,11 @@ const MaxDiff = 0.005
 // NAME.svg, for `bench.sh score --svgs DIR/ENGINE`. It needs node and resvg (make
 // fidelity-tools); without them it is skipped, and fails under CI.
 func TestScoresAgreeWithTheBench(t *testing.T) {
-	modules := resvgModules(t)
+	modules := testbin.ResvgModules(t)
 	corpus := enginetest.CorpusDir(t)
 	bench := filepath.Dir(corpus)
 	if _, err := os.Stat(filepath.Join(bench, "lib", "metrics.mjs")); err != nil {
-		missing(t, "the bench's lib/metrics.mjs is not beside the corpus ("+bench+")")
+		testbin.Missing(t, "the bench's lib/metrics.mjs is not beside the corpus ("+bench+")")
 	}
 	paths, _ := filepath.Glob(filepath.Join(corpus, "*", "*.png"))
 	sort.Strings(paths)
@@ -151,42 +152,4 @@ func tracer[P any](e sdk.Engine[P]) func(*image.NRGBA) ([]byte, error) {
 		}
 		return e.Trace(context.Background(), img, params)
 	}
-}
-
-func missing(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-}
-
-// resvgModules returns the folder holding node_modules/@resvg/resvg-js:
-// TRACECRAFT_RESVG_MODULES, or bin/tools/resvg (make fidelity-tools).
-func resvgModules(t *testing.T) string {
-	if _, err := exec.LookPath("node"); err != nil {
-		missing(t, "node is not installed")
-	}
-	dirs := []string{os.Getenv("TRACECRAFT_RESVG_MODULES")}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-				dirs = append(dirs, filepath.Join(dir, "bin", "tools", "resvg"))
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
-	for _, dir := range dirs {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@resvg", "resvg-js")); err == nil {
-			return dir
-		}
-	}
-	missing(t, "@resvg/resvg-js is not installed in bin/tools/resvg (make fidelity-tools installs it)")
-	return ""
 }

@@ -19,7 +19,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tracecraft/tracecraft/host/internal/fidelity"
 	"github.com/tracecraft/tracecraft/host/internal/vector"
+	"github.com/tracecraft/tracecraft/internal/testbin"
 	potrace "github.com/tracecraft/tracecraft/plugins/potrace/engine"
 	tracecraft "github.com/tracecraft/tracecraft/plugins/tracecraft/engine"
 	vtracer "github.com/tracecraft/tracecraft/plugins/vtracer/engine"
@@ -75,47 +77,9 @@ func tool(t *testing.T, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)
 	if err != nil {
-		missing(t, name+" is not installed (make fidelity-tools installs it)")
+		testbin.Missing(t, name+" is not installed (make fidelity-tools installs it)")
 	}
 	return p
-}
-
-func missing(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("CI") != "" {
-		t.Fatal(why)
-	}
-	t.Skip(why)
-}
-
-// repoRoot returns the repository's root, where bin/tools/resvg is.
-func repoRoot(t *testing.T) string {
-	dir, _ := os.Getwd()
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's folder")
-		}
-		dir = parent
-	}
-}
-
-// resvgModules returns the folder holding node_modules/@resvg/resvg-js.
-func resvgModules(t *testing.T) string {
-	tool(t, "node")
-	for _, dir := range []string{os.Getenv("TRACECRAFT_RESVG_MODULES"), filepath.Join(repoRoot(t), "bin", "tools", "resvg")} {
-		if dir == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", "@resvg", "resvg-js")); err == nil {
-			return dir
-		}
-	}
-	missing(t, "@resvg/resvg-js is not installed in bin/tools/resvg (make fidelity-tools installs it)")
-	return ""
 }
 
 type traced struct {
@@ -138,7 +102,7 @@ var (
 func traceCorpus(t *testing.T) []traced {
 	corpus := enginetest.CorpusDir(t)
 	if paths, _ := filepath.Glob(filepath.Join(corpus, "*", "*.png")); len(paths) == 0 {
-		missing(t, "the bench corpus is not there ("+corpus+")")
+		testbin.Missing(t, "the bench corpus is not there ("+corpus+")")
 	}
 	corpusOnce.Do(func() { corpusTraced, corpusErr = traceAll(corpus) })
 	if corpusErr != "" {
@@ -212,7 +176,7 @@ func tracerWith[P any](e sdk.Engine[P], settings map[string]any) func(*image.NRG
 }
 
 func TestFormatsRenderLikeTheSVG(t *testing.T) {
-	modules := resvgModules(t)
+	modules := testbin.ResvgModules(t)
 	gs, gsErr := exec.LookPath("gs")
 	dir := t.TempDir()
 	keep := os.Getenv("TRACECRAFT_FIDELITY_OUT")
@@ -307,7 +271,7 @@ func TestFormatsRenderLikeTheSVG(t *testing.T) {
 	}
 	t.Logf("SSIM against resvg (luma, 11x11 Gaussian window):\n%s\n%s\nworst: %s", head, strings.Join(table, "\n"), strings.Join(low, ", "))
 	if gsErr != nil {
-		missing(t, "gs is not installed (make fidelity-tools installs it): PDF and EPS were not checked")
+		testbin.Missing(t, "gs is not installed (make fidelity-tools installs it): PDF and EPS were not checked")
 	}
 }
 
@@ -385,27 +349,25 @@ func boxDown(img image.Image, k int) image.Image {
 	return out
 }
 
-// luma returns the image composited over white as luma values (BT.601), w x h.
-func luma(img image.Image, w, h int) []float64 {
-	white := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(white, white.Bounds(), image.White, image.Point{}, draw.Src)
-	draw.Draw(white, white.Bounds(), img, img.Bounds().Min, draw.Over)
-	out := make([]float64, w*h)
-	for i := range out {
-		p := white.Pix[i*4:]
-		out[i] = 0.299*float64(p[0]) + 0.587*float64(p[1]) + 0.114*float64(p[2])
-	}
-	return out
-}
-
-// compare returns the mean SSIM of two images over white, on their common size.
+// compare returns the mean SSIM of two images over white, on their common size, as
+// the quality score measures it (fidelity.Measure: BT.601 luma, an 11 x 11 Gaussian
+// window of sigma 1.5 over the windows inside the image).
 func compare(t *testing.T, a, b image.Image) float64 {
 	w := min(a.Bounds().Dx(), b.Bounds().Dx())
 	h := min(a.Bounds().Dy(), b.Bounds().Dy())
 	if abs(a.Bounds().Dx()-b.Bounds().Dx()) > 1 || abs(a.Bounds().Dy()-b.Bounds().Dy()) > 1 {
 		t.Errorf("render sizes differ: %v and %v", a.Bounds(), b.Bounds())
 	}
-	return SSIM(luma(a, w, h), luma(b, w, h), w, h)
+	crop := func(img image.Image) image.Image {
+		return img.(interface {
+			SubImage(image.Rectangle) image.Image
+		}).SubImage(image.Rect(0, 0, w, h).Add(img.Bounds().Min))
+	}
+	s := fidelity.Measure(crop(a), crop(b))
+	if s.SSIM == nil {
+		t.Fatalf("a %d x %d render is smaller than the SSIM window", w, h)
+	}
+	return *s.SSIM
 }
 
 func abs(x int) int {
@@ -414,75 +376,6 @@ func abs(x int) int {
 	}
 	return x
 }
-
-// SSIM is the mean structural similarity (Wang et al. 2004) of two w x h luma images:
-// an 11 x 11 Gaussian window of sigma 1.5, K1 = 0.01, K2 = 0.03, L = 255, over the
-// windows that fit in the image (the whole image when it is smaller than one).
-func SSIM(x, y []float64, w, h int) float64 {
-	const r = 5
-	var g [2*r + 1]float64
-	sum := 0.0
-	for i := range g {
-		d := float64(i - r)
-		g[i] = math.Exp(-d * d / (2 * 1.5 * 1.5))
-		sum += g[i]
-	}
-	for i := range g {
-		g[i] /= sum
-	}
-	blur := func(src []float64) []float64 {
-		tmp := make([]float64, w*h)
-		for yy := 0; yy < h; yy++ {
-			for xx := 0; xx < w; xx++ {
-				s := 0.0
-				for k := -r; k <= r; k++ {
-					s += g[k+r] * src[yy*w+clamp(xx+k, w)]
-				}
-				tmp[yy*w+xx] = s
-			}
-		}
-		out := make([]float64, w*h)
-		for yy := 0; yy < h; yy++ {
-			for xx := 0; xx < w; xx++ {
-				s := 0.0
-				for k := -r; k <= r; k++ {
-					s += g[k+r] * tmp[clamp(yy+k, h)*w+xx]
-				}
-				out[yy*w+xx] = s
-			}
-		}
-		return out
-	}
-	prod := func(a, b []float64) []float64 {
-		out := make([]float64, len(a))
-		for i := range a {
-			out[i] = a[i] * b[i]
-		}
-		return out
-	}
-	mx, my := blur(x), blur(y)
-	sxx, syy, sxy := blur(prod(x, x)), blur(prod(y, y)), blur(prod(x, y))
-	c1, c2 := math.Pow(0.01*255, 2), math.Pow(0.03*255, 2)
-	total, n := 0.0, 0
-	x0, x1, y0, y1 := r, w-r, r, h-r
-	if x1 <= x0 {
-		x0, x1 = 0, w
-	}
-	if y1 <= y0 {
-		y0, y1 = 0, h
-	}
-	for yy := y0; yy < y1; yy++ {
-		for xx := x0; xx < x1; xx++ {
-			i := yy*w + xx
-			vx, vy, cxy := sxx[i]-mx[i]*mx[i], syy[i]-my[i]*my[i], sxy[i]-mx[i]*my[i]
-			total += ((2*mx[i]*my[i] + c1) * (2*cxy + c2)) / ((mx[i]*mx[i] + my[i]*my[i] + c1) * (vx + vy + c2))
-			n++
-		}
-	}
-	return total / float64(n)
-}
-
-func clamp(i, n int) int { return max(0, min(n-1, i)) }
 
 // dxfRead is what ezdxf reads from a DXF.
 type dxfRead struct {
@@ -514,7 +407,7 @@ func ezdxf(t *testing.T, file string) dxfRead {
 
 func needEzdxf(t *testing.T) {
 	if _, err := os.Stat("/usr/bin/python3"); err != nil || exec.Command("/usr/bin/python3", "-c", "import ezdxf").Run() != nil {
-		missing(t, "ezdxf is not installed (make fidelity-tools installs python3-ezdxf)")
+		testbin.Missing(t, "ezdxf is not installed (make fidelity-tools installs python3-ezdxf)")
 	}
 }
 
@@ -648,7 +541,7 @@ func TestReadersMeasureTheSize(t *testing.T) {
 	dir := t.TempDir()
 	img, err := loadPNG(filepath.Join(enginetest.CorpusDir(t), "logo", "simpleicons-github.png"))
 	if err != nil {
-		missing(t, err.Error())
+		testbin.Missing(t, err.Error())
 	}
 	svg, err := tracer(potrace.New())(img)
 	if err != nil {
