@@ -31,8 +31,8 @@ func Presets() []settings.Preset {
 			Params: map[string]any{"colorPrecision": 8.0, "gradientStep": 14.0, "pathPrecision": 1.0}},
 		{Name: Poster, Engine: "tracecraft", Description: "illustrations and bold flat shapes: tracecraft with shapes stacked for editing and a tighter fit",
 			Params: map[string]any{"shapeStacking": "stacked", "tolerance": 0.4}},
-		{Name: Lineart, Engine: "potrace", Description: "sketches, engravings, text, monochrome art: potrace keeping corners sharp, with a local threshold for pages in uneven light; photographs of pages (smooth shading) go to vtracer in full colour precision",
-			Params: map[string]any{"alphaMax": 0.1, "thresholdMode": "auto"},
+		{Name: Lineart, Engine: "potrace", Description: "sketches, engravings, text, monochrome art: potrace keeping corners sharp, in the ink's own colour, with a local threshold for pages in uneven light; photographs of pages (smooth shading) go to vtracer in full colour precision",
+			Params: map[string]any{"alphaMax": 0.1, "thresholdMode": "auto", "ink": "image"},
 			Variants: []settings.Variant{{Name: Shaded, When: "a gray image with smooth shading (a photograph of a page or of a drawing): black and white cannot hold its paper's shades",
 				Engine: "vtracer", Params: map[string]any{"colorPrecision": 8.0, "gradientStep": 14.0, "pathPrecision": 1.0, "filterSpeckle": 2.0}}}},
 	}
