@@ -128,6 +128,50 @@ func Candidates(f map[string]float64) []settings.Choice {
 	return out
 }
 
+// Thresholds of Unambiguous: the regions of the measures where Choose's category alone
+// came within 0.005 SSIM of the best setting on every image of the design half of the
+// labelled set (issue 20), with room on both sides.
+const (
+	// flatFineColours: the 16 commonest colours at 6 bits per channel cover this much of
+	// flat art: no slow gradient, no texture to trace.
+	flatFineColours = 0.9
+	// photoTexture and photoFineColours: a photograph's grain or texture covers over
+	// half of its pixels off edges, and its colours spread so that the 16 commonest at 6
+	// bits cover less than this. Drawn art with smooth gradients has far less texture;
+	// small shaded icons as much, but with their colours gathered.
+	photoTexture     = 0.5
+	photoFineColours = 0.35
+)
+
+// Unambiguous reports whether the features f leave no doubt about Choose's category:
+// flat art with few colours (even at 6 bits per channel) for logo and poster, a
+// textured photograph with colours spread wide for photo. Line art is never
+// unambiguous: a glyph traced in black and white and the same glyph traced as colour
+// regions keeping its anti-aliasing each win on about half of the line art measured.
+// An engine measuring with an older sdk reports neither texture nor 6-bit colours, and
+// its images are ambiguous.
+func Unambiguous(f map[string]float64) bool {
+	switch Choose(f) {
+	case Logo, Poster:
+		return f[analysis.Top16FineShare] >= flatFineColours
+	case Photo:
+		return f[analysis.TextureShare] >= photoTexture && f[analysis.Top16FineShare] > 0 && f[analysis.Top16FineShare] < photoFineColours
+	}
+	return false
+}
+
+// AutoCandidates returns the settings auto traces an image with the features f with:
+// Choose's category alone when the measures are unambiguous; otherwise also its
+// runner-up (Candidates), traced at once, and the trace with the higher quality score
+// is kept, as preset best does. Duplicates of settings are the caller's to remove.
+func AutoCandidates(f map[string]float64) []settings.Choice {
+	c := Candidates(f)
+	if Unambiguous(f) || len(c) == 1 {
+		return c[:1]
+	}
+	return c
+}
+
 // Choose returns the preset category for an image's features (see package analysis).
 //
 // The rule, in order:
