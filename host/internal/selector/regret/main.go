@@ -116,11 +116,15 @@ func main() {
 				table[i][j] = cell{ssim: *sc.SSIM, bytes: len(svg), ok: true}
 			}
 			if ruleCol >= 0 {
-				var names []string
+				// As auto traces them: the first two distinct settings (a preset's own
+				// settings, or its variant's).
+				var names, keys []string
 				for _, c := range selector.AutoCandidates(feats) {
-					if slices.Contains(names, c.Category) {
+					key := settingsKey(c.Category, c.Variant)
+					if slices.Contains(keys, key) || len(keys) == 2 {
 						continue
 					}
+					keys = append(keys, key)
 					names = append(names, c.Category)
 					k := slices.Index(sets, c.Category)
 					if k < 0 || !table[i][k].ok {
@@ -215,6 +219,23 @@ func main() {
 		fmt.Printf("%-6s images %d: within 0.005 %d (and bytes at most 1.5x: %d), more than 0.01 below %d, bytes over 1.5x %d, worst loss %.4f, mean loss %.4f\n",
 			jn, s.n, s.within, s.met, s.over01, s.bytesOver, s.worst, s.sum/float64(s.n))
 	}
+}
+
+// settingsKey names the engine and parameters the preset category (with variant) traces
+// with, so that presets with the same settings count once.
+func settingsKey(category, variant string) string {
+	for _, p := range selector.Presets() {
+		if p.Name != category {
+			continue
+		}
+		for _, v := range p.Variants {
+			if v.Name == variant {
+				return fmt.Sprint(v.Engine, v.Params)
+			}
+		}
+		return fmt.Sprint(p.Engine, p.Params)
+	}
+	return category + "/" + variant
 }
 
 func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
