@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"context"
+	"image"
 	"math"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -19,6 +20,18 @@ const (
 	notEdge     = -3
 )
 
+// blendBuffers holds assignBlends' per-pixel buffers, so that its second call in one
+// Quantize reuses the first one's.
+type blendBuffers struct {
+	out, cell []int16
+	// span[i] is how many cells from i on to the right hold cell[i]'s value, at most
+	// the window's width: the window scan steps over a run in one go.
+	span []uint8
+}
+
+// windowWidth is the width of assignBlends' window, and the longest span it records.
+const windowWidth = 2*blendRadius + 1
+
 // assignBlends finds the edge pixels that are blends of nearby flat colours. An
 // anti-aliased pixel between red and white is pink; left to the nearest palette colour it
 // could join a pink region elsewhere and draw a thin pink seam along the edge. Instead, it
@@ -28,40 +41,55 @@ const (
 // nearby flat colours (thin lines, texture) keep their nearest palette colour.
 //
 // It returns, per pixel, the palette index a blend pixel should take, unexplained, or
-// notEdge for flat and transparent pixels; res is not changed.
-func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, error) {
+// notEdge for flat and transparent pixels, and how many pixels are unexplained; res is
+// not changed. The result lives in buf, which the next call overwrites.
+func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blendBuffers) ([]int16, int, error) {
 	w, h := res.Width, res.Height
 	pm := make([][4]float64, len(res.Palette))
 	for k, c := range res.Palette {
 		a := float64(c.A)
 		pm[k] = [4]float64{float64(c.R) * a / 255, float64(c.G) * a / 255, float64(c.B) * a / 255, a}
 	}
-	out := make([]int16, len(res.Index))
+	if len(buf.out) != len(res.Index) {
+		buf.out, buf.cell, buf.span = make([]int16, len(res.Index)), make([]int16, len(res.Index)), make([]uint8, len(res.Index))
+	}
+	out, cell, span := buf.out, buf.cell, buf.span
 	// cell holds what the window scan needs of each pixel in one load: its palette
 	// index when it is flat, Transparent, or notEdge for an opaque edge pixel.
-	cell := make([]int16, len(res.Index))
 	grain := rowGrain(w)
 	err := parallel.For(ctx, h, grain, func(_, y0, y1 int) {
-		for i := y0 * w; i < y1*w; i++ {
-			out[i] = notEdge
-			switch k := res.Index[i]; {
-			case k == Transparent:
-				cell[i] = Transparent
-			case res.Flat[i] == 1:
-				cell[i] = k
-			default:
-				cell[i] = notEdge
+		for y := y0; y < y1; y++ {
+			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
+			o, c, s := out[y*w:(y+1)*w], cell[y*w:(y+1)*w], span[y*w:(y+1)*w]
+			for x, k := range index {
+				o[x] = notEdge
+				v := int16(notEdge)
+				if k == Transparent {
+					v = Transparent
+				} else if flat[x] == 1 {
+					v = k
+				}
+				c[x] = v
+			}
+			run, prev := uint8(0), int16(math.MinInt16)
+			for x := w - 1; x >= 0; x-- {
+				if c[x] != prev {
+					run, prev = 0, c[x]
+				}
+				run = min(run+1, windowWidth)
+				s[x] = run
 			}
 		}
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	workers := parallel.Workers(h, grain)
 	cands := make([][]int16, workers)
 	// seen[k] == stamp marks palette entry k as a candidate of the current pixel, so
 	// that the candidates keep their scan order without a search of the list.
 	seens := make([][]uint32, workers)
+	counts := make([]int, workers)
 	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		cand := cands[worker]
 		if seens[worker] == nil {
@@ -69,10 +97,12 @@ func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, err
 		}
 		seen := seens[worker]
 		stamp := uint32(0)
+		n := 0
 		for y := y0; y < y1; y++ {
+			rowPix := img.Pix[y*img.Stride:]
 			for x := 0; x < w; x++ {
 				i := y*w + x
-				if c := cell[i]; c != notEdge {
+				if cell[i] != notEdge {
 					continue // flat or transparent
 				}
 				cand = cand[:0]
@@ -84,8 +114,10 @@ func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, err
 				hasT := false
 				x0, x1 := max(0, x-blendRadius), min(w-1, x+blendRadius)
 				for yy := max(0, y-blendRadius); yy <= min(h-1, y+blendRadius); yy++ {
-					for _, k := range cell[yy*w+x0 : yy*w+x1+1] {
-						switch {
+					// A run of one value adds what its first cell adds.
+					row, rs := cell[yy*w:(yy+1)*w], span[yy*w:(yy+1)*w]
+					for xx := x0; xx <= x1; xx += int(rs[xx]) {
+						switch k := row[xx]; {
 						case k == Transparent:
 							hasT = true
 						case k >= 0 && seen[k] != stamp:
@@ -95,23 +127,43 @@ func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, err
 					}
 				}
 				out[i] = unexplained
-				px := pmImg[4*i : 4*i+4]
-				a := float64(px[3])
+				c := premultiplied(rowPix[4*x : 4*x+4])
 				// Partial alpha is a blend with transparency even where no transparent
 				// pixel is near: the seam between two abutting anti-aliased shapes.
-				hasT = hasT || a < 250
-				c := [4]float64{float64(px[0]), float64(px[1]), float64(px[2]), a}
+				hasT = hasT || c[3] < 250
 				if k, ok := explainBlend(c, cand, hasT, pm); ok {
 					out[i] = k
+				} else {
+					n++
 				}
 			}
 		}
 		cands[worker] = cand
+		counts[worker] += n
 	})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return out, nil
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return out, n, nil
+}
+
+// premultiplied returns the 8-bit pixel p (R, G, B, A) premultiplied by its alpha, each
+// channel rounded to 8 bits as premultiplyRow rounds it.
+func premultiplied(p []uint8) [4]float64 {
+	a := uint32(p[3])
+	if a == 255 {
+		return [4]float64{float64(p[0]), float64(p[1]), float64(p[2]), 255}
+	}
+	return [4]float64{
+		float64((uint32(p[0])*a + 127) / 255),
+		float64((uint32(p[1])*a + 127) / 255),
+		float64((uint32(p[2])*a + 127) / 255),
+		float64(a),
+	}
 }
 
 // explainBlend tests whether the premultiplied colour c is a blend of one or two of the

@@ -6,11 +6,11 @@ package quantize
 
 import (
 	"context"
-	"encoding/binary"
 	"image"
 	"image/color"
 	"math"
 	"sort"
+	"sync"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
@@ -59,11 +59,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	res := &Result{Width: w, Height: h, Index: make([]int16, w*h), Flat: make([]uint8, w*h)}
 	maxColors := max(2, min(256, opt.MaxColors))
-	pm, err := premultiply(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	opaque, flat, err := markFlat(ctx, pm, w, h, res.Flat)
+	opaque, flat, err := markFlat(ctx, img, res.Flat)
 	if err != nil {
 		return nil, err
 	}
@@ -90,22 +86,17 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	if err := buildPalette(ctx, img, res, nil, false, maxColors); err != nil {
 		return nil, err
 	}
-	blended, err := assignBlends(ctx, pm, res)
+	var buf blendBuffers
+	blended, unexplainedPixels, err := assignBlends(ctx, img, res, &buf)
 	if err != nil {
 		return nil, err
-	}
-	unexplainedPixels := 0
-	for _, k := range blended {
-		if k == unexplained {
-			unexplainedPixels++
-		}
 	}
 	// When nearly every edge pixel is a blend, the flat palette is the palette.
 	if float64(unexplainedPixels) > maxUnexplained*float64(opaque) {
 		if err := buildPalette(ctx, img, res, blended, false, maxColors); err != nil {
 			return nil, err
 		}
-		if blended, err = assignBlends(ctx, pm, res); err != nil {
+		if blended, _, err = assignBlends(ctx, img, res, &buf); err != nil {
 			return nil, err
 		}
 	}
@@ -162,46 +153,22 @@ func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended [
 // rowGrain is the fewest rows of width w worth handing to a goroutine of their own.
 func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
-// premultiply returns img's pixels premultiplied by alpha, 4 bytes a pixel, rows packed.
-// An opaque image with packed rows is its own premultiplied form and is returned as it is
-// (a photograph saves 4 bytes a pixel); the result must not be changed.
-func premultiply(ctx context.Context, img *image.NRGBA) ([]uint8, error) {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	if img.Stride == 4*w && img.Rect.Min == (image.Point{}) && opaque(img.Pix[:4*w*h]) {
-		return img.Pix[:4*w*h], nil
-	}
-	out := make([]uint8, 4*w*h)
-	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
-		for y := y0; y < y1; y++ {
-			src := img.Pix[y*img.Stride : y*img.Stride+4*w]
-			dst := out[4*w*y : 4*w*(y+1)]
-			for i := 0; i < len(src); i += 4 {
-				a := uint32(src[i+3])
-				if a == 255 {
-					dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i], src[i+1], src[i+2], 255
-					continue
-				}
-				dst[i] = uint8((uint32(src[i])*a + 127) / 255)
-				dst[i+1] = uint8((uint32(src[i+1])*a + 127) / 255)
-				dst[i+2] = uint8((uint32(src[i+2])*a + 127) / 255)
-				dst[i+3] = uint8(a)
-			}
+// premultipliedWords writes the pixels of src (4 bytes each, R, G, B, A) into dst, one
+// little-endian word a pixel, premultiplied by alpha.
+func premultipliedWords(dst []uint32, src []uint8) {
+	src = src[:4*len(dst)]
+	for x := range dst {
+		p := src[4*x : 4*x+4 : 4*x+4]
+		r, g, b, a := uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
+		switch a {
+		case 255:
+		case 0:
+			r, g, b = 0, 0, 0
+		default:
+			r, g, b = (r*a+127)/255, (g*a+127)/255, (b*a+127)/255
 		}
-	})
-	if err != nil {
-		return nil, err
+		dst[x] = r | g<<8 | b<<16 | a<<24
 	}
-	return out, nil
-}
-
-// opaque reports whether every pixel of pix (4 bytes each, alpha last) is opaque.
-func opaque(pix []uint8) bool {
-	for i := 3; i < len(pix); i += 4 {
-		if pix[i] != 255 {
-			return false
-		}
-	}
-	return true
 }
 
 // differ reports whether two premultiplied pixels, read as little-endian words, differ
@@ -220,47 +187,55 @@ func differ(a, b uint32) bool {
 }
 
 // markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
-// and returns the counts of opaque and flat pixels. pm is the premultiplied image.
+// and returns the counts of opaque and flat pixels. Pixels are compared premultiplied,
+// as words: each worker premultiplies the rows it reads into buffers of its own.
 // Each pair of neighbours is compared once: a pixel's comparison with the pixel to its
 // right (below) is the right-hand (lower) one's with its left (upper) neighbour.
-func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, nflat int, err error) {
+func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels, flatPixels int, err error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	pmRow := func(y int, buf []uint32) []uint32 {
+		premultipliedWords(buf, img.Pix[y*img.Stride:y*img.Stride+4*w])
+		return buf
+	}
 	grain := rowGrain(w)
-	downs := make([][]bool, parallel.Workers(h, grain))
-	counts := make([][2]int, len(downs)) // per worker: opaque, flat
-	le := binary.LittleEndian
+	workers := parallel.Workers(h, grain)
+	downs := make([][]bool, workers)
+	rows := make([][3][]uint32, workers) // per worker: this row, the row below, the row above
+	counts := make([][2]int, workers)    // per worker: opaque, flat
 	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		if downs[worker] == nil {
 			downs[worker] = make([]bool, w)
+			for j := range rows[worker] {
+				rows[worker][j] = make([]uint32, w)
+			}
 		}
+		buf := &rows[worker]
 		// down[x] says whether pixel x of the row above differs from the one below it.
 		down := downs[worker]
+		row := pmRow(y0, buf[0])
+		if y0 > 0 {
+			above := pmRow(y0-1, buf[2])
+			for x, c := range row {
+				down[x] = differ(above[x], c)
+			}
+		} else {
+			clear(down)
+		}
 		nOpaque, nFlat := 0, 0
 		for y := y0; y < y1; y++ {
-			row := pm[4*w*y : 4*w*(y+1)]
-			var above, below []uint8
-			if y > 0 {
-				above = pm[4*w*(y-1) : 4*w*y]
-			}
+			below := row // the last row: no pixel below differs
 			if y+1 < h {
-				below = pm[4*w*(y+1) : 4*w*(y+2)]
+				below = pmRow(y+1, buf[1])
 			}
-			fl := flat[w*y : w*(y+1)]
+			below, down := below[:len(row)], down[:len(row)]
+			fl := flat[w*y : w*y+len(row)]
 			left := false // whether the pixel differs from its left neighbour
-			c := le.Uint32(row)
-			for x := range fl {
-				var next uint32
+			for x, c := range row {
 				right := false
-				if x+1 < w {
-					next = le.Uint32(row[4*x+4:])
-					right = differ(c, next)
+				if x+1 < len(row) {
+					right = differ(c, row[x+1])
 				}
-				up := false
-				if y == y0 {
-					up = above != nil && differ(c, le.Uint32(above[4*x:]))
-				} else {
-					up = down[x]
-				}
-				dn := below != nil && differ(c, le.Uint32(below[4*x:]))
+				up, dn := down[x], differ(c, below[x])
 				down[x] = dn
 				f := uint8(0)
 				if c>>24 >= 128 {
@@ -271,8 +246,11 @@ func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, 
 					}
 				}
 				fl[x] = f
-				left, c = right, next
+				left = right
 			}
+			// The row below is the next row: its buffer is the next row's.
+			buf[0], buf[1] = buf[1], buf[0]
+			row = below
 		}
 		counts[worker][0] += nOpaque
 		counts[worker][1] += nFlat
@@ -281,10 +259,10 @@ func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, 
 		return 0, 0, err
 	}
 	for _, c := range counts {
-		opaque += c[0]
-		nflat += c[1]
+		opaquePixels += c[0]
+		flatPixels += c[1]
 	}
-	return opaque, nflat, nil
+	return opaquePixels, flatPixels, nil
 }
 
 // bin is a cell of the colour histogram: 5 bits per colour channel and 2 for alpha.
@@ -294,49 +272,105 @@ type bin struct {
 	sum    [4]float64 // weighted channel sums, for the mean colour
 }
 
+// histogramKeys is the number of histogram cells: 5 bits per colour channel and 2 for
+// alpha.
+const histogramKeys = 1 << 17
+
+// slotTables keeps histogram's key-to-slot tables (histogramKeys entries, every one -1
+// when in the pool): each use sets back the entries it set, which costs far less than
+// clearing half a megabyte.
+var slotTables = sync.Pool{New: func() any {
+	t := make([]int32, histogramKeys)
+	for i := range t {
+		t[i] = -1
+	}
+	return &t
+}}
+
+// histogramPart is the histogram of a range of rows: its cells' keys in the order of
+// their first pixel, and per cell the R, G, B, A sums and the pixel count.
+type histogramPart struct {
+	keys []int32
+	sums [][5]uint64
+}
+
 // histogram counts the opaque pixels of img into bins. Flat pixels count, edge pixels
 // only with countEdges, except that edge pixels whose blended entry is a palette index
 // (they are blends of flat colours) are left out and those marked unexplained count.
 // Every pixel weighs one, so the sums are kept in integers and are exact.
+//
+// Bands of rows are counted in parallel and their parts joined in band order, so the bins
+// come out in the raster order of their first pixel, as one pass would give them.
 func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, countEdges bool) ([]bin, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	slot := make([]int32, 1<<17)
-	for i := range slot {
-		slot[i] = -1
-	}
-	var sums [][5]uint64 // per bin: R, G, B, A sums, pixel count
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	grain := rowGrain(w)
+	bands := 4 * parallel.Workers(h, grain)
+	bandRows := (h + bands - 1) / bands
+	parts := make([]histogramPart, bands)
+	err := parallel.For(ctx, bands, 1, func(_, lo, hi int) {
+		tp := slotTables.Get().(*[]int32)
+		slot := *tp
+		for band := lo; band < hi; band++ {
+			part := &parts[band]
+			for y := band * bandRows; y < min(h, (band+1)*bandRows); y++ {
+				row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+				fl := flat[y*w : (y+1)*w]
+				for x := range fl {
+					p := row[4*x : 4*x+4]
+					r, g, b, a := p[0], p[1], p[2], p[3]
+					if a < 128 {
+						continue
+					}
+					if !countEdges && fl[x] != 1 && (blended == nil || blended[y*w+x] != unexplained) {
+						continue
+					}
+					key := int32(r>>3)<<12 | int32(g>>3)<<7 | int32(b>>3)<<2 | int32(a-128)>>5
+					s := slot[key]
+					if s < 0 {
+						s = int32(len(part.sums))
+						slot[key] = s
+						part.keys = append(part.keys, key)
+						part.sums = append(part.sums, [5]uint64{})
+					}
+					sm := &part.sums[s]
+					sm[0] += uint64(r)
+					sm[1] += uint64(g)
+					sm[2] += uint64(b)
+					sm[3] += uint64(a)
+					sm[4]++
+				}
+			}
+			for _, key := range part.keys {
+				slot[key] = -1
 			}
 		}
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		fl := flat[y*w : (y+1)*w]
-		for x := range fl {
-			p := row[4*x : 4*x+4]
-			r, g, b, a := p[0], p[1], p[2], p[3]
-			if a < 128 {
-				continue
-			}
-			if !countEdges && fl[x] != 1 && (blended == nil || blended[y*w+x] != unexplained) {
-				continue
-			}
-			key := int(r>>3)<<12 | int(g>>3)<<7 | int(b>>3)<<2 | int(a-128)>>5
+		slotTables.Put(tp)
+	})
+	if err != nil {
+		return nil, err
+	}
+	tp := slotTables.Get().(*[]int32)
+	slot := *tp
+	var keys []int32
+	var sums [][5]uint64
+	for _, part := range parts {
+		for j, key := range part.keys {
 			s := slot[key]
 			if s < 0 {
 				s = int32(len(sums))
 				slot[key] = s
+				keys = append(keys, key)
 				sums = append(sums, [5]uint64{})
 			}
-			sm := &sums[s]
-			sm[0] += uint64(r)
-			sm[1] += uint64(g)
-			sm[2] += uint64(b)
-			sm[3] += uint64(a)
-			sm[4]++
+			for c := range 5 {
+				sums[s][c] += part.sums[j][c]
+			}
 		}
 	}
+	for _, key := range keys {
+		slot[key] = -1
+	}
+	slotTables.Put(tp)
 	bins := make([]bin, len(sums))
 	for i, sm := range sums {
 		bn := &bins[i]
