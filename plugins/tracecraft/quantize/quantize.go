@@ -6,6 +6,7 @@ package quantize
 
 import (
 	"context"
+	"encoding/binary"
 	"image"
 	"image/color"
 	"math"
@@ -294,6 +295,17 @@ type histogramPart struct {
 	sums [][5]uint64
 }
 
+// addRun adds n pixels of value word (R in the low byte, A in the high one) to the sums
+// s: R, G, B, A and the pixel count. Integer sums make n additions of one value and one
+// addition of n times it the same.
+func addRun(s *[5]uint64, word uint32, n uint64) {
+	s[0] += n * uint64(word&0xff)
+	s[1] += n * uint64(word>>8&0xff)
+	s[2] += n * uint64(word>>16&0xff)
+	s[3] += n * uint64(word>>24)
+	s[4] += n
+}
+
 // histogram counts the opaque pixels of img into bins. Flat pixels count, edge pixels
 // only with countEdges, except that edge pixels whose blended entry is a palette index
 // (they are blends of flat colours) are left out and those marked unexplained count.
@@ -307,24 +319,34 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []in
 	bands := 4 * parallel.Workers(h, grain)
 	bandRows := (h + bands - 1) / bands
 	parts := make([]histogramPart, bands)
+	le := binary.LittleEndian
 	err := parallel.For(ctx, bands, 1, func(_, lo, hi int) {
 		tp := slotTables.Get().(*[]int32)
 		slot := *tp
 		for band := lo; band < hi; band++ {
 			part := &parts[band]
+			// A run of one pixel value (pixels between that are not counted do not
+			// end it) is added at once: n is its length so far.
+			runWord, runSlot, n := uint32(0), int32(0), uint64(0)
 			for y := band * bandRows; y < min(h, (band+1)*bandRows); y++ {
 				row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 				fl := flat[y*w : (y+1)*w]
 				for x := range fl {
-					p := row[4*x : 4*x+4]
-					r, g, b, a := p[0], p[1], p[2], p[3]
-					if a < 128 {
+					word := le.Uint32(row[4*x:])
+					if word>>24 < 128 {
 						continue
 					}
 					if !countEdges && fl[x] != 1 && (blended == nil || blended[y*w+x] != unexplained) {
 						continue
 					}
-					key := int32(r>>3)<<12 | int32(g>>3)<<7 | int32(b>>3)<<2 | int32(a-128)>>5
+					if n > 0 && word == runWord {
+						n++
+						continue
+					}
+					if n > 0 {
+						addRun(&part.sums[runSlot], runWord, n)
+					}
+					key := int32(word>>3&0x1f)<<12 | int32(word>>11&0x1f)<<7 | int32(word>>19&0x1f)<<2 | int32(word>>24-128)>>5
 					s := slot[key]
 					if s < 0 {
 						s = int32(len(part.sums))
@@ -332,13 +354,11 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []in
 						part.keys = append(part.keys, key)
 						part.sums = append(part.sums, [5]uint64{})
 					}
-					sm := &part.sums[s]
-					sm[0] += uint64(r)
-					sm[1] += uint64(g)
-					sm[2] += uint64(b)
-					sm[3] += uint64(a)
-					sm[4]++
+					runWord, runSlot, n = word, s, 1
 				}
+			}
+			if n > 0 {
+				addRun(&part.sums[runSlot], runWord, n)
 			}
 			for _, key := range part.keys {
 				slot[key] = -1
@@ -560,6 +580,7 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 	w, h := res.Width, res.Height
 	grain := rowGrain(w)
 	caches := make([][]entry, parallel.Workers(h, grain))
+	le := binary.LittleEndian
 	return parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		cache := caches[worker]
 		if cache == nil {
@@ -572,15 +593,15 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 			// A run of one colour (most of a flat image) looks its colour up once.
 			lastKey, lastIdx := uint32(0), int16(Transparent)
 			for x := range index {
-				r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
-				if a < 128 {
+				key := le.Uint32(row[4*x:]) // R in the low byte, A in the high one
+				if key>>24 < 128 {
 					index[x] = Transparent
 					continue
 				}
-				key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
 				if key != lastKey {
 					e := &cache[(key*2654435761)>>(32-cacheBits)]
 					if !e.ok || e.key != key {
+						r, g, b, a := uint8(key), uint8(key>>8), uint8(key>>16), uint8(key>>24)
 						*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
 					}
 					lastKey, lastIdx = key, e.idx
@@ -603,8 +624,12 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.N
 	for k := range workers {
 		flatSums[k], allSums[k] = make([][5]uint64, n), make([][5]uint64, n)
 	}
+	le := binary.LittleEndian
 	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
 		flatSum, allSum := flatSums[worker], allSums[worker]
+		// A run of pixels of one value, index and flatness is added at once.
+		var sum *[5]uint64
+		runWord, runIndex, runFlat, n := uint32(0), int16(0), uint8(0), uint64(0)
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
@@ -612,17 +637,23 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.N
 				if k < 0 {
 					continue
 				}
-				s := &allSum[k]
-				if flat[x] == 1 {
-					s = &flatSum[k]
+				word, f := le.Uint32(row[4*x:]), flat[x]
+				if n > 0 && word == runWord && k == runIndex && f == runFlat {
+					n++
+					continue
 				}
-				p := row[4*x : 4*x+4]
-				s[0] += uint64(p[0])
-				s[1] += uint64(p[1])
-				s[2] += uint64(p[2])
-				s[3] += uint64(p[3])
-				s[4]++
+				if n > 0 {
+					addRun(sum, runWord, n)
+				}
+				sum = &allSum[k]
+				if f == 1 {
+					sum = &flatSum[k]
+				}
+				runWord, runIndex, runFlat, n = word, k, f, 1
 			}
+		}
+		if n > 0 {
+			addRun(sum, runWord, n)
 		}
 	})
 	if err != nil {
