@@ -101,12 +101,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 			return nil, err
 		}
 	}
-	for i, k := range blended {
-		if k >= 0 {
-			res.Index[i] = k
-		}
-	}
-	if res.Palette, err = paletteMeans(ctx, img, res); err != nil {
+	if res.Palette, err = paletteMeans(ctx, img, res, blended); err != nil {
 		return nil, err
 	}
 	if err := reassignEdges(ctx, img, res, blended); err != nil {
@@ -126,7 +121,7 @@ func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []
 	if err := assign(ctx, img, res); err != nil {
 		return err
 	}
-	res.Palette, err = paletteMeans(ctx, img, res)
+	res.Palette, err = paletteMeans(ctx, img, res, nil)
 	return err
 }
 
@@ -614,7 +609,10 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 
 // paletteMeans returns each entry's mean colour over its flat pixels, or over all its
 // pixels when it has no flat ones, and updates res.Lab to match.
-func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.NRGBA, error) {
+//
+// When blended is not nil, the pixels it gives a palette index (see assignBlends) take
+// that index first.
+func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) ([]color.NRGBA, error) {
 	n := len(res.Lab)
 	w := res.Width
 	grain := rowGrain(w)
@@ -633,6 +631,13 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.N
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
+			if blended != nil {
+				for x, k := range blended[y*w : (y+1)*w] {
+					if k >= 0 {
+						index[x] = k
+					}
+				}
+			}
 			for x, k := range index {
 				if k < 0 {
 					continue

@@ -142,21 +142,32 @@ func (g *merger) sumColours(ctx context.Context, img *image.NRGBA) error {
 		sum := sums[worker]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride:]
-			for x := 0; x < w; x++ {
-				k := g.slot[g.m.Labels[y*w+x]]
+			labels, index := g.m.Labels[y*w:(y+1)*w], g.q.Index[y*w:(y+1)*w]
+			// Most pixels lie in regions that are not small: skip them run by run.
+			for x0 := 0; x0 < w; {
+				l := labels[x0]
+				x1 := x0 + 1
+				for x1 < w && labels[x1] == l {
+					x1++
+				}
+				k := g.slot[l]
 				if k < 0 {
+					x0 = x1
 					continue
 				}
-				a := float64(row[4*x+3])
-				if g.q.Index[y*w+x] == quantize.Transparent {
-					a = 0
-				}
 				s := &sum[k]
-				s[0] += float64(row[4*x]) * a
-				s[1] += float64(row[4*x+1]) * a
-				s[2] += float64(row[4*x+2]) * a
-				s[3] += a
-				s[4]++
+				for x := x0; x < x1; x++ {
+					a := float64(row[4*x+3])
+					if index[x] == quantize.Transparent {
+						a = 0
+					}
+					s[0] += float64(row[4*x]) * a
+					s[1] += float64(row[4*x+1]) * a
+					s[2] += float64(row[4*x+2]) * a
+					s[3] += a
+					s[4]++
+				}
+				x0 = x1
 			}
 		}
 	})
@@ -187,15 +198,20 @@ func (g *merger) findNeighbours(ctx context.Context) error {
 		lastH, lastV := uint64(math.MaxUint64), uint64(math.MaxUint64)
 		for y := y0; y < y1; y++ {
 			row := labels[y*w : (y+1)*w]
-			for x := 1; x < w; x++ {
-				if a, b := row[x-1], row[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					if k := pairKey(a, b); k != lastH {
-						pairs, lastH = append(pairs, k), k
+			a := row[0]
+			for _, b := range row[1:] {
+				if b != a {
+					if slot[a] >= 0 || slot[b] >= 0 {
+						if k := pairKey(a, b); k != lastH {
+							pairs, lastH = append(pairs, k), k
+						}
 					}
+					a = b
 				}
 			}
 			if y+1 < h {
 				below := labels[(y+1)*w : (y+2)*w]
+				below = below[:len(row)]
 				for x, a := range row {
 					if b := below[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
 						if k := pairKey(a, b); k != lastV {

@@ -171,8 +171,9 @@ func componentsInBands(ctx context.Context, w, h int, key []int16, bands int) ([
 	err = parallel.For(ctx, bands, 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			off := offset[b]
-			for i := first(b) * w; i < first(b+1)*w; i++ {
-				labels[i] = parent[off+labels[i]]
+			band := labels[first(b)*w : first(b+1)*w]
+			for i, l := range band {
+				band[i] = parent[off+l]
 			}
 		}
 	})
