@@ -622,12 +622,8 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result, blended []
 	for k := range workers {
 		flatSums[k], allSums[k] = make([][5]uint64, n), make([][5]uint64, n)
 	}
-	le := binary.LittleEndian
 	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
 		flatSum, allSum := flatSums[worker], allSums[worker]
-		// A run of pixels of one value, index and flatness is added at once.
-		var sum *[5]uint64
-		runWord, runIndex, runFlat, n := uint32(0), int16(0), uint8(0), uint64(0)
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
@@ -642,23 +638,17 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result, blended []
 				if k < 0 {
 					continue
 				}
-				word, f := le.Uint32(row[4*x:]), flat[x]
-				if n > 0 && word == runWord && k == runIndex && f == runFlat {
-					n++
-					continue
+				s := &allSum[k]
+				if flat[x] == 1 {
+					s = &flatSum[k]
 				}
-				if n > 0 {
-					addRun(sum, runWord, n)
-				}
-				sum = &allSum[k]
-				if f == 1 {
-					sum = &flatSum[k]
-				}
-				runWord, runIndex, runFlat, n = word, k, f, 1
+				p := row[4*x : 4*x+4]
+				s[0] += uint64(p[0])
+				s[1] += uint64(p[1])
+				s[2] += uint64(p[2])
+				s[3] += uint64(p[3])
+				s[4]++
 			}
-		}
-		if n > 0 {
-			addRun(sum, runWord, n)
 		}
 	})
 	if err != nil {

@@ -369,8 +369,8 @@ const regionGrain = 8
 
 // render draws every region with the current fits onto canvas, transparent regions left
 // out. Regions are rasterised in parallel, in batches of at most maskArea pixels of
-// masks, and added in region order, so every pixel sums the same floats in the same
-// order whatever the number of cores.
+// masks, and added in region order (rows of the canvas in parallel), so every pixel sums
+// the same floats in the same order whatever the number of cores.
 func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 	res := f.res
 	rm := res.Seg.Regions
@@ -425,10 +425,16 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 		if err != nil {
 			return err
 		}
-		for k, m := range masks {
-			if len(m.Alpha) > 0 {
-				canvas.AddMask(m, res.premul(int32(lo+k)))
+		// Rows of the canvas are shared out; each adds the batch's masks in region order.
+		err = parallel.For(ctx, rm.Height, max(1, 16384/max(1, rm.Width)), func(_, y0, y1 int) {
+			for k, m := range masks {
+				if len(m.Alpha) > 0 && m.Bounds.Min.Y < y1 && m.Bounds.Max.Y > y0 {
+					canvas.AddMaskRows(m, res.premul(int32(lo+k)), y0, y1)
+				}
 			}
+		})
+		if err != nil {
+			return err
 		}
 		lo = hi
 	}
