@@ -149,22 +149,33 @@ func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended [
 // rowGrain is the fewest rows of width w worth handing to a goroutine of their own.
 func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
-// premultipliedWords writes the pixels of src (4 bytes each, R, G, B, A) into dst, one
-// little-endian word a pixel, premultiplied by alpha.
-func premultipliedWords(dst []uint32, src []uint8) {
+// words writes the pixels of src (4 bytes each, R, G, B, A) into dst, one
+// little-endian word a pixel.
+func words(dst []uint32, src []uint8) {
 	src = src[:4*len(dst)]
 	for x := range dst {
-		p := src[4*x : 4*x+4 : 4*x+4]
-		r, g, b, a := uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
-		switch a {
-		case 255:
-		case 0:
-			r, g, b = 0, 0, 0
-		default:
-			r, g, b = (r*a+127)/255, (g*a+127)/255, (b*a+127)/255
-		}
-		dst[x] = r | g<<8 | b<<16 | a<<24
+		dst[x] = binary.LittleEndian.Uint32(src[4*x : 4*x+4])
 	}
+}
+
+// premultipliedWord returns the pixel p (a little-endian word, R low, A high) premultiplied
+// by its alpha, each channel rounded to 8 bits.
+func premultipliedWord(p uint32) uint32 {
+	a := p >> 24
+	switch a {
+	case 255:
+		return p
+	case 0:
+		return 0
+	}
+	r, g, b := (p&0xff*a+127)/255, (p>>8&0xff*a+127)/255, (p>>16&0xff*a+127)/255
+	return r | g<<8 | b<<16 | a<<24
+}
+
+// differRaw is differ for two pixels that are not premultiplied: equal pixels are
+// equal premultiplied, so only pixels that differ are premultiplied.
+func differRaw(a, b uint32) bool {
+	return a != b && differ(premultipliedWord(a), premultipliedWord(b))
 }
 
 // differ reports whether two premultiplied pixels, read as little-endian words, differ
@@ -184,13 +195,14 @@ func differ(a, b uint32) bool {
 
 // markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
 // and returns the counts of opaque and flat pixels. Pixels are compared premultiplied,
-// as words: each worker premultiplies the rows it reads into buffers of its own.
+// as words: each worker reads the rows into word buffers of its own, and only pixels
+// that differ from a neighbour are premultiplied.
 // Each pair of neighbours is compared once: a pixel's comparison with the pixel to its
 // right (below) is the right-hand (lower) one's with its left (upper) neighbour.
 func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels, flatPixels int, err error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	pmRow := func(y int, buf []uint32) []uint32 {
-		premultipliedWords(buf, img.Pix[y*img.Stride:y*img.Stride+4*w])
+	wordRow := func(y int, buf []uint32) []uint32 {
+		words(buf, img.Pix[y*img.Stride:y*img.Stride+4*w])
 		return buf
 	}
 	grain := rowGrain(w)
@@ -208,11 +220,11 @@ func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels
 		buf := &rows[worker]
 		// down[x] says whether pixel x of the row above differs from the one below it.
 		down := downs[worker]
-		row := pmRow(y0, buf[0])
+		row := wordRow(y0, buf[0])
 		if y0 > 0 {
-			above := pmRow(y0-1, buf[2])
+			above := wordRow(y0-1, buf[2])
 			for x, c := range row {
-				down[x] = differ(above[x], c)
+				down[x] = differRaw(above[x], c)
 			}
 		} else {
 			clear(down)
@@ -221,7 +233,7 @@ func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels
 		for y := y0; y < y1; y++ {
 			below := row // the last row: no pixel below differs
 			if y+1 < h {
-				below = pmRow(y+1, buf[1])
+				below = wordRow(y+1, buf[1])
 			}
 			below, down := below[:len(row)], down[:len(row)]
 			fl := flat[w*y : w*y+len(row)]
@@ -229,9 +241,9 @@ func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels
 			for x, c := range row {
 				right := false
 				if x+1 < len(row) {
-					right = differ(c, row[x+1])
+					right = differRaw(c, row[x+1])
 				}
-				up, dn := down[x], differ(c, below[x])
+				up, dn := down[x], differRaw(c, below[x])
 				down[x] = dn
 				f := uint8(0)
 				if c>>24 >= 128 {

@@ -190,19 +190,25 @@ func bandRows(w int) int { return max(1, 65536/max(1, w)) }
 
 const maxBands = 64
 
+// run is a run of equal keys in a row, pixels x0..x1-1, and its provisional label.
+type run struct {
+	x0, x1 int32
+	label  int32
+	key    int16
+}
+
 // labelRows labels rows y0..y1-1 of key by runs, with labels counted from 0 for these
 // rows alone, into labels, and returns their union-find forest and what each label's
-// runs hold.
+// runs hold. A run is joined with the equal-keyed runs of the row above it that it
+// touches, found among that row's runs, not pixel by pixel.
 func labelRows(w int, key []int16, labels []int32, y0, y1 int) ([]int32, []component) {
 	parent := make([]int32, 0, 256)
 	comps := make([]component, 0, 256)
+	var above, cur []run
 	for y := y0; y < y1; y++ {
 		row, lab := key[y*w:(y+1)*w], labels[y*w:(y+1)*w]
-		var up []int16
-		var labUp []int32
-		if y > y0 {
-			up, labUp = key[(y-1)*w:y*w], labels[(y-1)*w:y*w]
-		}
+		cur = cur[:0]
+		j := 0 // the first run above that may touch the current run
 		for x0 := 0; x0 < w; {
 			k := row[x0]
 			x1 := x0 + 1
@@ -210,19 +216,22 @@ func labelRows(w int, key []int16, labels []int32, y0, y1 int) ([]int32, []compo
 				x1++
 			}
 			l, last := int32(-1), int32(-1)
-			if up != nil {
-				for x, u := range up[x0:x1] {
-					lu := labUp[x0+x]
-					if u != k || lu == last {
-						continue // another key, or the run above already joined
-					}
-					last = lu
-					switch {
-					case l < 0:
-						l = lu
-					case lu != l:
-						l = label.Union(parent, l, lu)
-					}
+			for j < len(above) && int(above[j].x1) <= x0 {
+				j++
+			}
+			for _, a := range above[j:] {
+				if int(a.x0) >= x1 {
+					break
+				}
+				if a.key != k || a.label == last {
+					continue // another key, or a run of the label just joined
+				}
+				last = a.label
+				switch {
+				case l < 0:
+					l = a.label
+				case a.label != l:
+					l = label.Union(parent, l, a.label)
 				}
 			}
 			if l < 0 {
@@ -231,11 +240,13 @@ func labelRows(w int, key []int16, labels []int32, y0, y1 int) ([]int32, []compo
 				comps = append(comps, empty(k))
 			}
 			comps[l].add(int32(x0), int32(x1), int32(y))
+			cur = append(cur, run{x0: int32(x0), x1: int32(x1), label: l, key: k})
 			for x := x0; x < x1; x++ {
 				lab[x] = l
 			}
 			x0 = x1
 		}
+		above, cur = cur, above
 	}
 	return parent, comps
 }
