@@ -118,10 +118,7 @@ func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []
 		return err
 	}
 	res.Lab = lloyd(bins, medianCut(bins, maxColors), 2)
-	if err := assign(ctx, img, res); err != nil {
-		return err
-	}
-	res.Palette, err = paletteMeans(ctx, img, res, nil)
+	res.Palette, err = assign(ctx, img, res)
 	return err
 }
 
@@ -576,8 +573,9 @@ func Nearest(pal []Lab, c Lab) int {
 	return best
 }
 
-// assign gives every pixel its nearest palette index, caching by exact colour.
-func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
+// assign gives every pixel its nearest palette index, caching by exact colour, and
+// returns the palette means paletteMeans would return, summed in the same pass.
+func assign(ctx context.Context, img *image.NRGBA, res *Result) ([]color.NRGBA, error) {
 	const cacheBits = 16
 	type entry struct {
 		key uint32
@@ -586,17 +584,20 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 	}
 	w, h := res.Width, res.Height
 	grain := rowGrain(w)
-	caches := make([][]entry, parallel.Workers(h, grain))
+	workers := parallel.Workers(h, grain)
+	caches := make([][]entry, workers)
+	sums := newMeanSums(workers, len(res.Lab))
 	le := binary.LittleEndian
-	return parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+	err := parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		cache := caches[worker]
 		if cache == nil {
 			cache = make([]entry, 1<<cacheBits)
 			caches[worker] = cache
 		}
+		sum := sums[worker]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-			index := res.Index[y*w : (y+1)*w]
+			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
 			// A run of one colour (most of a flat image) looks its colour up once.
 			lastKey, lastIdx := uint32(0), int16(Transparent)
 			for x := range index {
@@ -614,9 +615,41 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 					lastKey, lastIdx = key, e.idx
 				}
 				index[x] = lastIdx
+				sum.add(lastIdx, flat[x], key)
 			}
 		}
 	})
+	if err != nil {
+		return nil, err
+	}
+	return res.means(sums), nil
+}
+
+// meanSums holds one worker's integer colour sums per palette entry (R, G, B, A and the
+// pixel count), over its flat pixels and over the others: exact, so the workers' sums
+// add up to the same totals in any order.
+type meanSums struct{ flat, edge [][5]uint64 }
+
+func newMeanSums(workers, n int) []meanSums {
+	sums := make([]meanSums, workers)
+	for k := range sums {
+		sums[k] = meanSums{make([][5]uint64, n), make([][5]uint64, n)}
+	}
+	return sums
+}
+
+// add counts pixel p (a little-endian word, R low, A high) of palette entry k, flat
+// when flat is 1.
+func (m meanSums) add(k int16, flat uint8, p uint32) {
+	s := &m.edge[k]
+	if flat == 1 {
+		s = &m.flat[k]
+	}
+	s[0] += uint64(p & 0xff)
+	s[1] += uint64(p >> 8 & 0xff)
+	s[2] += uint64(p >> 16 & 0xff)
+	s[3] += uint64(p >> 24)
+	s[4]++
 }
 
 // paletteMeans returns each entry's mean colour over its flat pixels, or over all its
@@ -625,17 +658,12 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
 // When blended is not nil, the pixels it gives a palette index (see assignBlends) take
 // that index first.
 func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) ([]color.NRGBA, error) {
-	n := len(res.Lab)
 	w := res.Width
 	grain := rowGrain(w)
-	// Integer sums per worker, added up after: exact, so the same in any order.
-	workers := parallel.Workers(res.Height, grain)
-	flatSums, allSums := make([][][5]uint64, workers), make([][][5]uint64, workers)
-	for k := range workers {
-		flatSums[k], allSums[k] = make([][5]uint64, n), make([][5]uint64, n)
-	}
+	sums := newMeanSums(parallel.Workers(res.Height, grain), len(res.Lab))
+	le := binary.LittleEndian
 	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
-		flatSum, allSum := flatSums[worker], allSums[worker]
+		sum := sums[worker]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
@@ -647,32 +675,29 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result, blended []
 				}
 			}
 			for x, k := range index {
-				if k < 0 {
-					continue
+				if k >= 0 {
+					sum.add(k, flat[x], le.Uint32(row[4*x:]))
 				}
-				s := &allSum[k]
-				if flat[x] == 1 {
-					s = &flatSum[k]
-				}
-				p := row[4*x : 4*x+4]
-				s[0] += uint64(p[0])
-				s[1] += uint64(p[1])
-				s[2] += uint64(p[2])
-				s[3] += uint64(p[3])
-				s[4]++
 			}
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
+	return res.means(sums), nil
+}
+
+// means returns the palette's mean colours from the workers' sums (see paletteMeans)
+// and updates res.Lab to match.
+func (res *Result) means(sums []meanSums) []color.NRGBA {
+	n := len(res.Lab)
 	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
 	for k := range n {
 		var fs, as [5]uint64
-		for wk := range workers {
+		for _, wk := range sums {
 			for c := range 5 {
-				fs[c] += flatSums[wk][k][c]
-				as[c] += allSums[wk][k][c]
+				fs[c] += wk.flat[k][c]
+				as[c] += wk.flat[k][c] + wk.edge[k][c]
 			}
 		}
 		for c := range 5 {
@@ -693,7 +718,7 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result, blended []
 		pal[k] = color.NRGBA{u(s[0]), u(s[1]), u(s[2]), u(s[3])}
 		res.Lab[k] = ToLab(pal[k].R, pal[k].G, pal[k].B, pal[k].A)
 	}
-	return pal, nil
+	return pal
 }
 
 // labToNRGBA converts back from Oklab, for palette entries no pixel uses.

@@ -377,8 +377,22 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 	full := image.Rect(0, 0, rm.Width, rm.Height)
 	bounds := func(reg int) image.Rectangle { return rm.Regions[reg].Bounds.Inset(-2).Intersect(full) }
 	workers := parallel.Workers(len(rm.Regions), regionGrain)
+	// The workers' rasterisers come from a pool: each holds a buffer of 4 bytes a pixel
+	// of its largest mask, which a new rasteriser per trace would allocate and clear again.
 	if len(f.rasts) < workers {
-		f.rasts = make([]renderScratch, workers)
+		for len(f.rasts) < workers {
+			sc, _ := renderScratches.Get().(*renderScratch)
+			if sc == nil {
+				sc = new(renderScratch)
+			}
+			f.rasts = append(f.rasts, sc)
+		}
+		defer func() {
+			for _, sc := range f.rasts {
+				renderScratches.Put(sc)
+			}
+			f.rasts = nil
+		}()
 	}
 	var masks []render.Mask
 	// The masks' buffer is kept between traces, as the canvas is: allocating and
@@ -407,7 +421,7 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 		buf = buf[:area]
 		masks = slices.Grow(masks[:0], hi-lo)[:hi-lo]
 		err := parallel.For(ctx, hi-lo, regionGrain, func(worker, a, b int) {
-			sc := &f.rasts[worker]
+			sc := f.rasts[worker]
 			for k := a; k < b; k++ {
 				reg := lo + k
 				masks[k] = render.Mask{}
@@ -443,6 +457,9 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 
 // maskBufs keeps released mask buffers of render (*[]uint8).
 var maskBufs sync.Pool
+
+// renderScratches keeps released render workers' scratch (*renderScratch).
+var renderScratches sync.Pool
 
 // renderScratch is one render worker's rasteriser and path buffers.
 type renderScratch struct {
@@ -742,7 +759,7 @@ type fitter struct {
 	junctions map[planar.Point]fit.Point
 	dirty     []bool        // edges to refit; nil: all
 	samples   [][]fit.Point // per worker
-	rasts     []renderScratch
+	rasts     []*renderScratch
 }
 
 // edgeGrain is the fewest edges worth handing to a goroutine of their own.
