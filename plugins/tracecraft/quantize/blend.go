@@ -27,6 +27,8 @@ type blendBuffers struct {
 	// span[i] is how many cells from i on to the right hold cell[i]'s value, at most
 	// the window's width: the window scan steps over a run in one go.
 	span []uint8
+	// unexplained lists, per worker of the last call, the pixels it found unexplained.
+	unexplained [][]int32
 }
 
 // windowWidth is the width of assignBlends' window, and the longest span it records.
@@ -41,8 +43,9 @@ const windowWidth = 2*blendRadius + 1
 // nearby flat colours (thin lines, texture) keep their nearest palette colour.
 //
 // It returns, per pixel, the palette index a blend pixel should take, unexplained, or
-// notEdge for flat and transparent pixels, and how many pixels are unexplained; res is
-// not changed. The result lives in buf, which the next call overwrites.
+// notEdge for flat and transparent pixels, and how many pixels are unexplained (listed in
+// buf.unexplained); res is not changed. The result lives in buf, which the next call
+// overwrites.
 func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blendBuffers) ([]int16, int, error) {
 	w, h := res.Width, res.Height
 	pm := make([][4]float64, len(res.Palette))
@@ -90,6 +93,12 @@ func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blend
 	// that the candidates keep their scan order without a search of the list.
 	seens := make([][]uint32, workers)
 	counts := make([]int, workers)
+	if len(buf.unexplained) != workers {
+		buf.unexplained = make([][]int32, workers)
+	}
+	for k := range buf.unexplained {
+		buf.unexplained[k] = buf.unexplained[k][:0]
+	}
 	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		cand := cands[worker]
 		if seens[worker] == nil {
@@ -135,6 +144,7 @@ func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blend
 					out[i] = k
 				} else {
 					n++
+					buf.unexplained[worker] = append(buf.unexplained[worker], int32(i))
 				}
 			}
 		}

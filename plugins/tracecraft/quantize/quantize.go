@@ -10,6 +10,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -76,7 +77,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 		if err := buildPalette(ctx, img, res, nil, true, maxColors); err != nil {
 			return nil, err
 		}
-		if err := reassignEdges(ctx, img, res, nil); err != nil {
+		if err := reassignEdges(ctx, img, res); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -104,7 +105,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	if res.Palette, err = paletteMeans(ctx, img, res, blended); err != nil {
 		return nil, err
 	}
-	if err := reassignEdges(ctx, img, res, blended); err != nil {
+	if err := reassignPixels(ctx, img, res, slices.Concat(buf.unexplained...)); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -122,23 +123,36 @@ func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []
 	return err
 }
 
-// reassignEdges gives the edge pixels that are no blend of flat colours (all edge pixels
-// when blended is nil) the nearest colour of the final palette. paletteMeans moves an
+// reassignEdges gives the edge pixels the nearest colour of the final palette, and
+// reassignPixels the pixels it lists (the edge pixels that are no blend of flat colours).
+// paletteMeans moves an
 // entry to the mean of its flat pixels, and an edge pixel that joined a cluster before
 // may no longer be near it: a light fringe along a boundary that joined a cluster of
 // brown and fringe colours would be painted brown.
-func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) error {
+func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result) error {
 	w := res.Width
 	return parallel.For(ctx, res.Height, rowGrain(w), func(_, y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride:]
 			for x := 0; x < w; x++ {
 				i := y*w + x
-				if res.Flat[i] == 1 || res.Index[i] == Transparent || blended != nil && blended[i] >= 0 {
+				if res.Flat[i] == 1 || res.Index[i] == Transparent {
 					continue
 				}
 				res.Index[i] = int16(Nearest(res.Lab, ToLab(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])))
 			}
+		}
+	})
+}
+
+// reassignPixels is reassignEdges for the listed pixels alone.
+func reassignPixels(ctx context.Context, img *image.NRGBA, res *Result, pixels []int32) error {
+	w := res.Width
+	return parallel.For(ctx, len(pixels), 4096, func(_, lo, hi int) {
+		for _, i := range pixels[lo:hi] {
+			x, y := int(i)%w, int(i)/w
+			p := img.Pix[y*img.Stride+4*x : y*img.Stride+4*x+4]
+			res.Index[i] = int16(Nearest(res.Lab, ToLab(p[0], p[1], p[2], p[3])))
 		}
 	})
 }
