@@ -2,6 +2,7 @@ package quantize
 
 import (
 	"context"
+	"encoding/binary"
 	"image"
 	"math"
 
@@ -29,6 +30,9 @@ type blendBuffers struct {
 	span []uint8
 	// unexplained lists, per worker of the last call, the pixels it found unexplained.
 	unexplained [][]int32
+	// edgeSums are, per worker of the last call, the colour sums of the edge pixels
+	// under the index the call left them (in edge; flat is not used).
+	edgeSums []meanSums
 }
 
 // windowWidth is the width of assignBlends' window, and the longest span it records.
@@ -44,8 +48,9 @@ const windowWidth = 2*blendRadius + 1
 //
 // It returns, per pixel, the palette index a blend pixel should take, unexplained, or
 // notEdge for flat and transparent pixels, and how many pixels are unexplained (listed in
-// buf.unexplained); res is not changed. The result lives in buf, which the next call
-// overwrites.
+// buf.unexplained). A blend pixel takes its index in res.Index at once (no other pixel's
+// test reads it); buf.edgeSums sums the edge pixels under their indices. The result lives
+// in buf, which the next call overwrites.
 func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blendBuffers) ([]int16, int, error) {
 	w, h := res.Width, res.Height
 	pm := make([][4]float64, len(res.Palette))
@@ -99,12 +104,14 @@ func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blend
 	for k := range buf.unexplained {
 		buf.unexplained[k] = buf.unexplained[k][:0]
 	}
+	buf.edgeSums = newMeanSums(workers, len(res.Palette))
 	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		cand := cands[worker]
 		if seens[worker] == nil {
 			seens[worker] = make([]uint32, len(res.Palette))
 		}
 		seen := seens[worker]
+		sums := buf.edgeSums[worker]
 		stamp := uint32(0)
 		n := 0
 		for y := y0; y < y1; y++ {
@@ -136,16 +143,19 @@ func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blend
 					}
 				}
 				out[i] = unexplained
-				c := premultiplied(rowPix[4*x : 4*x+4])
+				px := rowPix[4*x : 4*x+4]
+				c := premultiplied(px)
 				// Partial alpha is a blend with transparency even where no transparent
 				// pixel is near: the seam between two abutting anti-aliased shapes.
 				hasT = hasT || c[3] < 250
 				if k, ok := explainBlend(c, cand, hasT, pm); ok {
 					out[i] = k
+					res.Index[i] = k
 				} else {
 					n++
 					buf.unexplained[worker] = append(buf.unexplained[worker], int32(i))
 				}
+				sums.add(res.Index[i], 0, binary.LittleEndian.Uint32(px))
 			}
 		}
 		cands[worker] = cand

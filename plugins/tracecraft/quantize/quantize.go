@@ -74,7 +74,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	res.FlatFraction = float64(flat) / float64(opaque)
 	if res.FlatFraction < minFlatFraction {
 		// Texture everywhere (a photograph): every pixel counts alike.
-		if err := buildPalette(ctx, img, res, nil, true, maxColors); err != nil {
+		if _, err := buildPalette(ctx, img, res, nil, true, maxColors); err != nil {
 			return nil, err
 		}
 		if err := reassignEdges(ctx, img, res); err != nil {
@@ -85,7 +85,8 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	// Flat colours first: the palette of the flat pixels alone, then every edge pixel
 	// that is a blend of nearby flat colours is settled. Edge pixels that are no
 	// blend (thin lines, small text) join the histogram for the final palette.
-	if err := buildPalette(ctx, img, res, nil, false, maxColors); err != nil {
+	sums, err := buildPalette(ctx, img, res, nil, false, maxColors)
+	if err != nil {
 		return nil, err
 	}
 	var buf blendBuffers
@@ -95,16 +96,20 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	}
 	// When nearly every edge pixel is a blend, the flat palette is the palette.
 	if float64(unexplainedPixels) > maxUnexplained*float64(opaque) {
-		if err := buildPalette(ctx, img, res, blended, false, maxColors); err != nil {
+		if sums, err = buildPalette(ctx, img, res, blended, false, maxColors); err != nil {
 			return nil, err
 		}
-		if blended, _, err = assignBlends(ctx, img, res, &buf); err != nil {
+		if _, _, err = assignBlends(ctx, img, res, &buf); err != nil {
 			return nil, err
 		}
 	}
-	if res.Palette, err = paletteMeans(ctx, img, res, blended); err != nil {
-		return nil, err
+	// The palette means over the final indices: flat pixels kept the index the last
+	// assignment gave them, with the sums it made; the blend test summed the edge
+	// pixels under the index it left them.
+	for k := range sums {
+		sums[k].edge = buf.edgeSums[k].edge
 	}
+	res.Palette = res.means(sums)
 	if err := reassignPixels(ctx, img, res, slices.Concat(buf.unexplained...)); err != nil {
 		return nil, err
 	}
@@ -112,15 +117,20 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 }
 
 // buildPalette sets res's palette to at most maxColors colours of the pixels histogram
-// counts (with blended and countEdges) and assigns every pixel to it.
-func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, countEdges bool, maxColors int) error {
+// counts (with blended and countEdges), assigns every pixel to it and returns the
+// workers' colour sums under that assignment (see assign).
+func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, countEdges bool, maxColors int) ([]meanSums, error) {
 	bins, err := histogram(ctx, img, res.Flat, blended, countEdges)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.Lab = lloyd(bins, medianCut(bins, maxColors), 2)
-	res.Palette, err = assign(ctx, img, res)
-	return err
+	sums, err := assign(ctx, img, res)
+	if err != nil {
+		return nil, err
+	}
+	res.Palette = res.means(sums)
+	return sums, nil
 }
 
 // reassignEdges gives the edge pixels the nearest colour of the final palette, and
@@ -588,8 +598,9 @@ func Nearest(pal []Lab, c Lab) int {
 }
 
 // assign gives every pixel its nearest palette index, caching by exact colour, and
-// returns the palette means paletteMeans would return, summed in the same pass.
-func assign(ctx context.Context, img *image.NRGBA, res *Result) ([]color.NRGBA, error) {
+// returns the workers' colour sums per palette entry, summed in the same pass, from
+// which res.means makes the palette's mean colours.
+func assign(ctx context.Context, img *image.NRGBA, res *Result) ([]meanSums, error) {
 	const cacheBits = 16
 	type entry struct {
 		key uint32
@@ -636,7 +647,7 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) ([]color.NRGBA, 
 	if err != nil {
 		return nil, err
 	}
-	return res.means(sums), nil
+	return sums, nil
 }
 
 // meanSums holds one worker's integer colour sums per palette entry (R, G, B, A and the
@@ -666,43 +677,8 @@ func (m meanSums) add(k int16, flat uint8, p uint32) {
 	s[4]++
 }
 
-// paletteMeans returns each entry's mean colour over its flat pixels, or over all its
-// pixels when it has no flat ones, and updates res.Lab to match.
-//
-// When blended is not nil, the pixels it gives a palette index (see assignBlends) take
-// that index first.
-func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) ([]color.NRGBA, error) {
-	w := res.Width
-	grain := rowGrain(w)
-	sums := newMeanSums(parallel.Workers(res.Height, grain), len(res.Lab))
-	le := binary.LittleEndian
-	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
-		sum := sums[worker]
-		for y := y0; y < y1; y++ {
-			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
-			if blended != nil {
-				for x, k := range blended[y*w : (y+1)*w] {
-					if k >= 0 {
-						index[x] = k
-					}
-				}
-			}
-			for x, k := range index {
-				if k >= 0 {
-					sum.add(k, flat[x], le.Uint32(row[4*x:]))
-				}
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return res.means(sums), nil
-}
-
-// means returns the palette's mean colours from the workers' sums (see paletteMeans)
-// and updates res.Lab to match.
+// means returns each palette entry's mean colour over its flat pixels, or over all its
+// pixels when it has no flat ones, from the workers' sums, and updates res.Lab to match.
 func (res *Result) means(sums []meanSums) []color.NRGBA {
 	n := len(res.Lab)
 	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
