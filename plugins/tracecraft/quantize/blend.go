@@ -14,17 +14,14 @@ import (
 // next to those are not flat either.
 const blendRadius = 3
 
-// unexplained marks, in assignBlends' result, an edge pixel that is no blend of nearby
-// flat colours; notEdge marks a pixel assignBlends did not look at.
-const (
-	unexplained = -2
-	notEdge     = -3
-)
+// notEdge marks, in assignBlends' window cells, an opaque edge pixel (not a flat colour
+// a blend can be made of).
+const notEdge = -3
 
 // blendBuffers holds assignBlends' per-pixel buffers, so that its second call in one
 // Quantize reuses the first one's.
 type blendBuffers struct {
-	out, cell []int16
+	cell []int16
 	// span[i] is how many cells from i on to the right hold cell[i]'s value, at most
 	// the window's width: the window scan steps over a run in one go.
 	span []uint8
@@ -46,31 +43,29 @@ const windowWidth = 2*blendRadius + 1
 // over transparency is a blend of the shape and transparency. Pixels that are no blend of
 // nearby flat colours (thin lines, texture) keep their nearest palette colour.
 //
-// It returns, per pixel, the palette index a blend pixel should take, unexplained, or
-// notEdge for flat and transparent pixels, and how many pixels are unexplained (listed in
-// buf.unexplained). A blend pixel takes its index in res.Index at once (no other pixel's
-// test reads it); buf.edgeSums sums the edge pixels under their indices. The result lives
-// in buf, which the next call overwrites.
-func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blendBuffers) ([]int16, int, error) {
+// A blend pixel takes the index of the colour that covers most of it in res.Index at once
+// (no other pixel's test reads it). It returns how many edge pixels are unexplained (no
+// blend; they keep their index), listed in buf.unexplained, and buf.edgeSums sums the
+// edge pixels under the indices they are left with; the next call overwrites buf.
+func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blendBuffers) (int, error) {
 	w, h := res.Width, res.Height
 	pm := make([][4]float64, len(res.Palette))
 	for k, c := range res.Palette {
 		a := float64(c.A)
 		pm[k] = [4]float64{float64(c.R) * a / 255, float64(c.G) * a / 255, float64(c.B) * a / 255, a}
 	}
-	if len(buf.out) != len(res.Index) {
-		buf.out, buf.cell, buf.span = make([]int16, len(res.Index)), make([]int16, len(res.Index)), make([]uint8, len(res.Index))
+	if len(buf.cell) != len(res.Index) {
+		buf.cell, buf.span = make([]int16, len(res.Index)), make([]uint8, len(res.Index))
 	}
-	out, cell, span := buf.out, buf.cell, buf.span
+	cell, span := buf.cell, buf.span
 	// cell holds what the window scan needs of each pixel in one load: its palette
 	// index when it is flat, Transparent, or notEdge for an opaque edge pixel.
 	grain := rowGrain(w)
 	err := parallel.For(ctx, h, grain, func(_, y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
-			o, c, s := out[y*w:(y+1)*w], cell[y*w:(y+1)*w], span[y*w:(y+1)*w]
+			c, s := cell[y*w:(y+1)*w], span[y*w:(y+1)*w]
 			for x, k := range index {
-				o[x] = notEdge
 				v := int16(notEdge)
 				if k == Transparent {
 					v = Transparent
@@ -90,7 +85,7 @@ func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blend
 		}
 	})
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	workers := parallel.Workers(h, grain)
 	cands := make([][]int16, workers)
@@ -142,14 +137,12 @@ func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blend
 						}
 					}
 				}
-				out[i] = unexplained
 				px := rowPix[4*x : 4*x+4]
 				c := premultiplied(px)
 				// Partial alpha is a blend with transparency even where no transparent
 				// pixel is near: the seam between two abutting anti-aliased shapes.
 				hasT = hasT || c[3] < 250
 				if k, ok := explainBlend(c, cand, hasT, pm); ok {
-					out[i] = k
 					res.Index[i] = k
 				} else {
 					n++
@@ -162,13 +155,13 @@ func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blend
 		counts[worker] += n
 	})
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	n := 0
 	for _, c := range counts {
 		n += c
 	}
-	return out, n, nil
+	return n, nil
 }
 
 // premultiplied returns the 8-bit pixel p (R, G, B, A) premultiplied by its alpha, each

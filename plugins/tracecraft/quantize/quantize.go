@@ -74,7 +74,11 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	res.FlatFraction = float64(flat) / float64(opaque)
 	if res.FlatFraction < minFlatFraction {
 		// Texture everywhere (a photograph): every pixel counts alike.
-		if _, err := buildPalette(ctx, img, res, nil, true, maxColors); err != nil {
+		c, err := histogram(ctx, img, res.Flat, true)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := buildPalette(ctx, img, res, c, maxColors); err != nil {
 			return nil, err
 		}
 		if err := reassignEdges(ctx, img, res); err != nil {
@@ -85,21 +89,26 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	// Flat colours first: the palette of the flat pixels alone, then every edge pixel
 	// that is a blend of nearby flat colours is settled. Edge pixels that are no
 	// blend (thin lines, small text) join the histogram for the final palette.
-	sums, err := buildPalette(ctx, img, res, nil, false, maxColors)
+	c, err := histogram(ctx, img, res.Flat, false)
+	if err != nil {
+		return nil, err
+	}
+	sums, err := buildPalette(ctx, img, res, c, maxColors)
 	if err != nil {
 		return nil, err
 	}
 	var buf blendBuffers
-	blended, unexplainedPixels, err := assignBlends(ctx, img, res, &buf)
+	unexplainedPixels, err := assignBlends(ctx, img, res, &buf)
 	if err != nil {
 		return nil, err
 	}
 	// When nearly every edge pixel is a blend, the flat palette is the palette.
 	if float64(unexplainedPixels) > maxUnexplained*float64(opaque) {
-		if sums, err = buildPalette(ctx, img, res, blended, false, maxColors); err != nil {
+		c = c.with(img, w, slices.Concat(buf.unexplained...))
+		if sums, err = buildPalette(ctx, img, res, c, maxColors); err != nil {
 			return nil, err
 		}
-		if _, _, err = assignBlends(ctx, img, res, &buf); err != nil {
+		if _, err = assignBlends(ctx, img, res, &buf); err != nil {
 			return nil, err
 		}
 	}
@@ -116,14 +125,11 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	return res, nil
 }
 
-// buildPalette sets res's palette to at most maxColors colours of the pixels histogram
-// counts (with blended and countEdges), assigns every pixel to it and returns the
-// workers' colour sums under that assignment (see assign).
-func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, countEdges bool, maxColors int) ([]meanSums, error) {
-	bins, err := histogram(ctx, img, res.Flat, blended, countEdges)
-	if err != nil {
-		return nil, err
-	}
+// buildPalette sets res's palette to at most maxColors colours of the histogram c,
+// assigns every pixel to it and returns the workers' colour sums under that assignment
+// (see assign).
+func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, c counts, maxColors int) ([]meanSums, error) {
+	bins := c.bins()
 	res.Lab = lloyd(bins, medianCut(bins, maxColors), 2)
 	sums, err := assign(ctx, img, res)
 	if err != nil {
@@ -316,11 +322,17 @@ var slotTables = sync.Pool{New: func() any {
 	return &t
 }}
 
-// histogramPart is the histogram of a range of rows: its cells' keys in the order of
-// their first pixel, and per cell the R, G, B, A sums and the pixel count.
-type histogramPart struct {
-	keys []int32
-	sums [][5]uint64
+// counts is a histogram: its cells' keys in the order of their first pixel, the index of
+// that pixel, and per cell the R, G, B, A sums and the pixel count.
+type counts struct {
+	keys, first []int32
+	sums        [][5]uint64
+}
+
+// histogramKey is the histogram cell of the pixel p (a little-endian word, R low, A high,
+// A at least 128).
+func histogramKey(p uint32) int32 {
+	return int32(p>>3&0x1f)<<12 | int32(p>>11&0x1f)<<7 | int32(p>>19&0x1f)<<2 | int32(p>>24-128)>>5
 }
 
 // addRun adds n pixels of value word (R in the low byte, A in the high one) to the sums
@@ -334,19 +346,17 @@ func addRun(s *[5]uint64, word uint32, n uint64) {
 	s[4] += n
 }
 
-// histogram counts the opaque pixels of img into bins. Flat pixels count, edge pixels
-// only with countEdges, except that edge pixels whose blended entry is a palette index
-// (they are blends of flat colours) are left out and those marked unexplained count.
-// Every pixel weighs one, so the sums are kept in integers and are exact.
+// histogram counts the opaque pixels of img: flat pixels, and edge pixels too with
+// countEdges. Every pixel weighs one, so the sums are kept in integers and are exact.
 //
-// Bands of rows are counted in parallel and their parts joined in band order, so the bins
-// come out in the raster order of their first pixel, as one pass would give them.
-func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, countEdges bool) ([]bin, error) {
+// Bands of rows are counted in parallel and their parts joined in band order, so the
+// cells come out in the raster order of their first pixel, as one pass would give them.
+func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, countEdges bool) (counts, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	grain := rowGrain(w)
 	bands := 4 * parallel.Workers(h, grain)
 	bandRows := (h + bands - 1) / bands
-	parts := make([]histogramPart, bands)
+	parts := make([]counts, bands)
 	le := binary.LittleEndian
 	err := parallel.For(ctx, bands, 1, func(_, lo, hi int) {
 		tp := slotTables.Get().(*[]int32)
@@ -364,7 +374,7 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []in
 					if word>>24 < 128 {
 						continue
 					}
-					if !countEdges && fl[x] != 1 && (blended == nil || blended[y*w+x] != unexplained) {
+					if !countEdges && fl[x] != 1 {
 						continue
 					}
 					if n > 0 && word == runWord {
@@ -374,12 +384,13 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []in
 					if n > 0 {
 						addRun(&part.sums[runSlot], runWord, n)
 					}
-					key := int32(word>>3&0x1f)<<12 | int32(word>>11&0x1f)<<7 | int32(word>>19&0x1f)<<2 | int32(word>>24-128)>>5
+					key := histogramKey(word)
 					s := slot[key]
 					if s < 0 {
 						s = int32(len(part.sums))
 						slot[key] = s
 						part.keys = append(part.keys, key)
+						part.first = append(part.first, int32(y*w+x))
 						part.sums = append(part.sums, [5]uint64{})
 					}
 					runWord, runSlot, n = word, s, 1
@@ -395,32 +406,78 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []in
 		slotTables.Put(tp)
 	})
 	if err != nil {
-		return nil, err
+		return counts{}, err
 	}
 	tp := slotTables.Get().(*[]int32)
 	slot := *tp
-	var keys []int32
-	var sums [][5]uint64
+	var all counts
 	for _, part := range parts {
 		for j, key := range part.keys {
 			s := slot[key]
 			if s < 0 {
-				s = int32(len(sums))
+				s = int32(len(all.sums))
 				slot[key] = s
-				keys = append(keys, key)
-				sums = append(sums, [5]uint64{})
+				all.keys = append(all.keys, key)
+				all.first = append(all.first, part.first[j])
+				all.sums = append(all.sums, [5]uint64{})
 			}
 			for c := range 5 {
-				sums[s][c] += part.sums[j][c]
+				all.sums[s][c] += part.sums[j][c]
 			}
 		}
 	}
-	for _, key := range keys {
+	for _, key := range all.keys {
 		slot[key] = -1
 	}
 	slotTables.Put(tp)
-	bins := make([]bin, len(sums))
-	for i, sm := range sums {
+	return all, nil
+}
+
+// with returns the histogram c with the listed pixels of img (opaque, of w pixels a row)
+// counted too, its cells in the raster order of their first pixel: what histogram would
+// count over c's pixels and these. c is not changed.
+func (c counts) with(img *image.NRGBA, w int, pixels []int32) counts {
+	out := counts{keys: slices.Clone(c.keys), first: slices.Clone(c.first), sums: slices.Clone(c.sums)}
+	tp := slotTables.Get().(*[]int32)
+	slot := *tp
+	for j, key := range out.keys {
+		slot[key] = int32(j)
+	}
+	for _, i := range pixels {
+		x, y := int(i)%w, int(i)/w
+		word := binary.LittleEndian.Uint32(img.Pix[y*img.Stride+4*x:])
+		key := histogramKey(word)
+		s := slot[key]
+		if s < 0 {
+			s = int32(len(out.sums))
+			slot[key] = s
+			out.keys = append(out.keys, key)
+			out.first = append(out.first, i)
+			out.sums = append(out.sums, [5]uint64{})
+		}
+		out.first[s] = min(out.first[s], i)
+		addRun(&out.sums[s], word, 1)
+	}
+	for _, key := range out.keys {
+		slot[key] = -1
+	}
+	slotTables.Put(tp)
+	order := make([]int, len(out.keys))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(out.first[a]) - int(out.first[b]) })
+	sorted := counts{keys: make([]int32, len(order)), first: make([]int32, len(order)), sums: make([][5]uint64, len(order))}
+	for j, o := range order {
+		sorted.keys[j], sorted.first[j], sorted.sums[j] = out.keys[o], out.first[o], out.sums[o]
+	}
+	return sorted
+}
+
+// bins returns the histogram's cells as median cut takes them, in the same order.
+func (c counts) bins() []bin {
+	bins := make([]bin, len(c.sums))
+	for i, sm := range c.sums {
 		bn := &bins[i]
 		bn.weight = float64(sm[4])
 		for c := range 4 {
@@ -428,7 +485,7 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []in
 		}
 		bn.lab = ToLabF(bn.sum[0]/bn.weight, bn.sum[1]/bn.weight, bn.sum[2]/bn.weight, bn.sum[3]/bn.weight/255)
 	}
-	return bins, nil
+	return bins
 }
 
 func coord(l Lab, axis int) float64 {
