@@ -199,8 +199,9 @@ func premultipliedWord(p uint32) uint32 {
 	return r | g<<8 | b<<16 | a<<24
 }
 
-// differRaw is differ for two pixels that are not premultiplied: equal pixels are
-// equal premultiplied, so only pixels that differ are premultiplied.
+// differRaw is differ for two pixels that are not premultiplied. Equal pixels are equal
+// premultiplied: callers test a != b first, inline, and call it only for pixels that
+// differ.
 func differRaw(a, b uint32) bool {
 	return a != b && differ(premultipliedWord(a), premultipliedWord(b))
 }
@@ -251,7 +252,7 @@ func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels
 		if y0 > 0 {
 			above := wordRow(y0-1, buf[2])
 			for x, c := range row {
-				down[x] = differRaw(above[x], c)
+				down[x] = above[x] != c && differRaw(above[x], c)
 			}
 		} else {
 			clear(down)
@@ -268,9 +269,9 @@ func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels
 			for x, c := range row {
 				right := false
 				if x+1 < len(row) {
-					right = differRaw(c, row[x+1])
+					right = c != row[x+1] && differRaw(c, row[x+1])
 				}
-				up, dn := down[x], differRaw(c, below[x])
+				up, dn := down[x], c != below[x] && differRaw(c, below[x])
 				down[x] = dn
 				f := uint8(0)
 				if c>>24 >= 128 {
@@ -654,28 +655,53 @@ func Nearest(pal []Lab, c Lab) int {
 	return best
 }
 
+// colourCacheBits sizes assign's cache of nearest palette entries by exact colour.
+const colourCacheBits = 16
+
+// colourEntry is a colour's nearest palette index, valid while gen is its cache's gen.
+type colourEntry struct {
+	key uint32
+	idx int16
+	gen uint16
+}
+
+// colourCache is a cache of nearest palette entries. Each use (one worker of one
+// palette's assignment) counts gen up, which invalidates every entry at once.
+type colourCache struct {
+	entries []colourEntry
+	gen     uint16
+}
+
+// colourCaches keeps released colour caches (*colourCache), so that a trace does not
+// allocate and clear half a megabyte per worker for each palette.
+var colourCaches = sync.Pool{New: func() any { return &colourCache{entries: make([]colourEntry, 1<<colourCacheBits)} }}
+
 // assign gives every pixel its nearest palette index, caching by exact colour, and
 // returns the workers' colour sums per palette entry, summed in the same pass, from
 // which res.means makes the palette's mean colours.
 func assign(ctx context.Context, img *image.NRGBA, res *Result) ([]meanSums, error) {
-	const cacheBits = 16
-	type entry struct {
-		key uint32
-		idx int16
-		ok  bool
-	}
 	w, h := res.Width, res.Height
 	grain := rowGrain(w)
 	workers := parallel.Workers(h, grain)
-	caches := make([][]entry, workers)
 	sums := newMeanSums(workers, len(res.Lab))
+	caches := make([]*colourCache, workers)
+	for k := range caches {
+		c := colourCaches.Get().(*colourCache)
+		c.gen++
+		if c.gen == 0 { // the stamps wrapped: forget every entry
+			clear(c.entries)
+			c.gen = 1
+		}
+		caches[k] = c
+	}
+	defer func() {
+		for _, c := range caches {
+			colourCaches.Put(c)
+		}
+	}()
 	le := binary.LittleEndian
 	err := parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
-		cache := caches[worker]
-		if cache == nil {
-			cache = make([]entry, 1<<cacheBits)
-			caches[worker] = cache
-		}
+		c := caches[worker]
 		sum := sums[worker]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
@@ -689,10 +715,10 @@ func assign(ctx context.Context, img *image.NRGBA, res *Result) ([]meanSums, err
 					continue
 				}
 				if key != lastKey {
-					e := &cache[(key*2654435761)>>(32-cacheBits)]
-					if !e.ok || e.key != key {
+					e := &c.entries[(key*2654435761)>>(32-colourCacheBits)]
+					if e.gen != c.gen || e.key != key {
 						r, g, b, a := uint8(key), uint8(key>>8), uint8(key>>16), uint8(key>>24)
-						*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+						*e = colourEntry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), gen: c.gen}
 					}
 					lastKey, lastIdx = key, e.idx
 				}
