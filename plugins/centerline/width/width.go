@@ -158,7 +158,10 @@ func bridge(m *Measured, near []bool) {
 
 // Ends moves each free end of m (not at a junction) along the stroke's direction so
 // that the ink beyond it measures half the stroke's width wd, as it does past the
-// centre of a round end: the skeleton's end pixel is only within a pixel or so of it.
+// centre of a round end: the skeleton's end pixel is only within a pixel or so of it,
+// or up to a width short of it where thinning left a fork at the end and pruning took
+// both of its prongs. An end moves at most a width out or half a width (and a pixel)
+// in.
 func Ends(m *Measured, g *ink.Image, level, wd float64) {
 	n := len(m.Points)
 	if n < 2 || m.Closed {
@@ -193,7 +196,7 @@ func Ends(m *Measured, g *ink.Image, level, wd float64) {
 		// The ink's extent past p along the direction (starting a little inside).
 		const step = 0.25
 		var extent float64
-		for t := -1.0; t <= wd+3; t += step {
+		for t := -1.0; t <= 1.5*wd+3; t += step {
 			c := math.Min(1, g.Bilinear(p.X+t*ux, p.Y+t*uy)/level)
 			if t > 0.5 && c < 0.08 {
 				break
@@ -202,7 +205,7 @@ func Ends(m *Measured, g *ink.Image, level, wd float64) {
 		}
 		extent -= 1 // the part inside p
 		shift := extent - wd/2
-		if math.Abs(shift) > wd/2+1 {
+		if shift < -(wd/2+1) || shift > wd+1 {
 			continue
 		}
 		m.Points[end].X += shift * ux

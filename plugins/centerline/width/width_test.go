@@ -62,3 +62,49 @@ func TestSplitCutsWhereTheWidthChanges(t *testing.T) {
 		t.Errorf("a steady width was split into %d parts", len(parts))
 	}
 }
+
+// TestEndsMovesAnEndToTheCentreOfItsCap gives Ends a horizontal band 8 px wide whose
+// round right end is centred at x 30, with the stroke's last point short of it by
+// various amounts (a thinned end stops short where its fork was pruned): the end must
+// land on the cap's centre.
+func TestEndsMovesAnEndToTheCentreOfItsCap(t *testing.T) {
+	const r, cx, cy = 4.0, 30.0, 10.0
+	g := &ink.Image{W: 40, H: 20, Pix: make([]uint8, 800)}
+	for y := 0; y < 20; y++ {
+		for x := 0; x < 40; x++ {
+			// coverage by 4 x 4 samples of the capsule from x 5 to 30
+			var c float64
+			for sy := 0; sy < 4; sy++ {
+				for sx := 0; sx < 4; sx++ {
+					px, py := float64(x)+(float64(sx)+0.5)/4, float64(y)+(float64(sy)+0.5)/4
+					if math.Hypot(math.Max(0, px-cx), py-cy) <= r && px >= 5 {
+						c++
+					}
+				}
+			}
+			g.Pix[y*40+x] = uint8(math.Round(255 * c / 16))
+		}
+	}
+	tests := []struct {
+		name  string
+		short float64
+	}{
+		{"at the centre", 0},
+		{"two pixels short", 2},
+		{"a radius and a half short", 6},
+		{"a pixel past", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m Measured
+			for x := 8.0; x <= cx-tt.short; x++ {
+				m.Points = append(m.Points, graph.Point{X: x, Y: cy, R: r})
+				m.Widths = append(m.Widths, 2*r)
+			}
+			Ends(&m, g, 1, 2*r)
+			if got := m.Points[len(m.Points)-1].X; math.Abs(got-cx) > 0.5 {
+				t.Errorf("the end is at x %.2f, want %.1f", got, cx)
+			}
+		})
+	}
+}
