@@ -303,10 +303,15 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 	return parts
 }
 
-// Snap moves each stroke end that stops at a junction onto the nearest centred point of
-// another stroke running through that junction (a T's stem onto its bar), within the
-// junction's radius and a pixel: the junction's own centre sits off the bar's centre
-// line, towards the stem.
+// Snap places each stroke end that stops at a junction where the stroke's own line
+// meets another stroke running through that junction (a T's stem onto its bar): the
+// stem's direction is taken from its centred points outside the junction, where the
+// ink is its own, and extended until it crosses the other stroke's centre line, within
+// the junction's radius and two pixels past the junction's centre. The stem's points
+// inside the junction are put on the straight line to that point. Where the extended
+// line meets no stroke, the end moves onto the nearest centred point of another stroke
+// within the junction's radius and a pixel: the junction's own centre sits off the
+// bar's centre line, towards the stem.
 func Snap(ms []Measured) {
 	for i := range ms {
 		m := &ms[i]
@@ -317,6 +322,9 @@ func Snap(ms []Measured) {
 		for _, end := range [2]int{0, n - 1} {
 			p := m.Points[end]
 			if !p.Junction {
+				continue
+			}
+			if extend(ms, i, end) {
 				continue
 			}
 			best := p.R + 1
@@ -339,4 +347,95 @@ func Snap(ms []Measured) {
 			}
 		}
 	}
+}
+
+// extend moves end (0 or the last index) of stroke i of ms along the line through the
+// stroke's centred points next to the junction, onto the nearest crossing with another
+// stroke's centre line, and reports whether it found one.
+func extend(ms []Measured, i, end int) bool {
+	m := &ms[i]
+	n := len(m.Points)
+	step := 1
+	if end > 0 {
+		step = -1
+	}
+	// k0: the first centred point seen from the end.
+	k0 := end
+	for k0 >= 0 && k0 < n && math.IsNaN(m.Widths[k0]) {
+		k0 += step
+	}
+	if k0 < 0 || k0 >= n || k0 == end {
+		return false
+	}
+	// The direction: the chord over about two radii (at least 6 px) of centred points
+	// starting a junction radius beyond k0 (the skeleton bends towards the junction
+	// before it reaches it).
+	p := m.Points[end]
+	walk := func(from int, dist float64) (int, float64) {
+		k, l := from, 0.0
+		for l < dist {
+			next := k + step
+			if next < 0 || next >= n || math.IsNaN(m.Widths[next]) {
+				break
+			}
+			l += math.Hypot(m.Points[next].X-m.Points[k].X, m.Points[next].Y-m.Points[k].Y)
+			k = next
+		}
+		return k, l
+	}
+	ka, _ := walk(k0, p.R)
+	k1, l := walk(ka, math.Max(6, 2*p.R))
+	if l < 3 {
+		return false
+	}
+	o := m.Points[k0]
+	ux, uy := m.Points[ka].X-m.Points[k1].X, m.Points[ka].Y-m.Points[k1].Y
+	ul := math.Hypot(ux, uy)
+	ux, uy = ux/ul, uy/ul
+	o = m.Points[ka]
+	// The crossing nearest o along the ray, no farther than the junction's centre plus
+	// its radius and two pixels.
+	limit := math.Hypot(p.X-o.X, p.Y-o.Y) + p.R + 2
+	bestT := math.Inf(1)
+	for j := range ms {
+		if j == i {
+			continue
+		}
+		q := ms[j].Points
+		for k := 1; k < len(q); k++ {
+			if t, ok := rayHit(o.X, o.Y, ux, uy, q[k-1], q[k]); ok && t < bestT && t <= limit {
+				bestT = t
+			}
+		}
+	}
+	if math.IsInf(bestT, 1) {
+		return false
+	}
+	ex, ey := o.X+bestT*ux, o.Y+bestT*uy
+	// Points between ka and the end go on the straight line from o to the new end.
+	cnt := (ka - end) * step
+	for c := 1; c <= cnt; c++ {
+		t := float64(c) / float64(cnt)
+		k := ka - c*step
+		m.Points[k].X = o.X + t*(ex-o.X)
+		m.Points[k].Y = o.Y + t*(ey-o.Y)
+	}
+	return true
+}
+
+// rayHit returns the distance t >= 0 along the ray from (ox, oy) in unit direction
+// (ux, uy) at which it crosses segment ab, if it does.
+func rayHit(ox, oy, ux, uy float64, a, b graph.Point) (float64, bool) {
+	dx, dy := b.X-a.X, b.Y-a.Y
+	den := ux*dy - uy*dx
+	if math.Abs(den) < 1e-9 {
+		return 0, false
+	}
+	ax, ay := a.X-ox, a.Y-oy
+	t := (ax*dy - ay*dx) / den
+	s := (ax*uy - ay*ux) / den
+	if t < 0 || s < 0 || s > 1 {
+		return 0, false
+	}
+	return t, true
 }

@@ -108,3 +108,51 @@ func TestEndsMovesAnEndToTheCentreOfItsCap(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapExtendsAStemToItsBar gives Snap a T: a horizontal bar along y 20 and a stem
+// coming up x 20 whose skeleton bends aside as it enters the bar's junction (no width
+// measured there): the stem must end where its own line meets the bar, (20, 20), and
+// run straight to it, whatever the bend.
+func TestSnapExtendsAStemToItsBar(t *testing.T) {
+	tests := []struct {
+		name string
+		bend float64 // the skeleton's sideways drift per pixel inside the junction
+	}{
+		{"a straight stem", 0},
+		{"a stem bent right", 1},
+		{"a stem bent left", -0.6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var bar, stem Measured
+			for x := 0.0; x <= 40; x++ {
+				bar.Points = append(bar.Points, graph.Point{X: x, Y: 20, R: 4})
+				bar.Widths = append(bar.Widths, 8)
+			}
+			for y := 40.0; y >= 22; y-- {
+				x, wd := 20.0, 2.0
+				if y < 27 {
+					x += (27 - y) * tt.bend
+				}
+				if y < 28 {
+					wd = math.NaN()
+				}
+				stem.Points = append(stem.Points, graph.Point{X: x, Y: y, R: 1})
+				stem.Widths = append(stem.Widths, wd)
+			}
+			last := len(stem.Points) - 1
+			stem.Points[last].Junction, stem.Points[last].R = true, 4
+			ms := []Measured{bar, stem}
+			Snap(ms)
+			if p := ms[1].Points[last]; math.Hypot(p.X-20, p.Y-20) > 1e-6 {
+				t.Errorf("the stem ends at (%.2f, %.2f), want (20, 20)", p.X, p.Y)
+			}
+			for _, p := range ms[1].Points {
+				if math.Abs(p.X-20) > 1e-6 {
+					t.Errorf("the stem passes (%.2f, %.2f), off its line x = 20", p.X, p.Y)
+					break
+				}
+			}
+		})
+	}
+}
