@@ -437,6 +437,37 @@ func (g *work) direction(ee int) (float64, float64) {
 	return dx / l, dy / l
 }
 
+// JoinWidthRatio is the largest ratio of two branches' radii (plus half a pixel) at
+// which they may continue each other through a junction.
+const JoinWidthRatio = 1.5
+
+// radius returns the median line radius of edge end ee over the stretch direction
+// looks at, beyond the junction's radius.
+func (g *work) radius(ee int) float64 {
+	e := g.edges[ee/2]
+	pts := e.points
+	n := e.a
+	if ee%2 == 1 {
+		pts = reversed(pts)
+		n = e.b
+	}
+	r := g.nodes[n].r
+	s0, s1 := r, r+max(4, 2*r)
+	var rs []float64
+	var l float64
+	for i := 1; i < len(pts); i++ {
+		l += dist(pts[i-1], pts[i])
+		if l >= s0 && l <= s1 && !pts[i].Junction {
+			rs = append(rs, pts[i].R)
+		}
+	}
+	if len(rs) == 0 {
+		return r
+	}
+	slices.Sort(rs)
+	return rs[len(rs)/2]
+}
+
 func pointAt(pts []Point, s float64) Point {
 	for i := 1; i < len(pts); i++ {
 		l := dist(pts[i-1], pts[i])
@@ -474,13 +505,18 @@ func (g *work) join() []Stroke {
 		}
 		var cs []cand
 		dirs := make([][2]float64, len(ends))
+		radii := make([]float64, len(ends))
 		for i, e := range ends {
 			dirs[i][0], dirs[i][1] = g.direction(e)
+			radii[i] = g.radius(e)
 		}
 		for i := range ends {
 			for j := i + 1; j < len(ends); j++ {
 				c := -(dirs[i][0]*dirs[j][0] + dirs[i][1]*dirs[j][1])
-				if c >= cosMin {
+				// Lines of clearly different widths do not continue each other (a thin
+				// line crossing a thick one), however well they align.
+				hi, lo := max(radii[i], radii[j]), min(radii[i], radii[j])
+				if c >= cosMin && hi <= JoinWidthRatio*lo+0.5 {
 					cs = append(cs, cand{ends[i], ends[j], c})
 				}
 			}

@@ -150,3 +150,38 @@ func TestPruneTellsAStubFromASpur(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinLeavesLinesOfDifferentWidthsApart: a thin line (radius 1) meets a thick one
+// (radius 4) head on at a junction with a thin branch going down: however well the
+// two align, they are different lines and are not joined.
+func TestJoinLeavesLinesOfDifferentWidthsApart(t *testing.T) {
+	tests := []struct {
+		name    string
+		rightR2 float64
+		strokes int
+	}{
+		{"one width joins straight through", 1, 2},
+		{"a thin and a thick line stay apart", 16, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, h := 41, 30
+			sk := make([]bool, w*h)
+			d := make([]float64, w*h)
+			for x := 1; x < 40; x++ {
+				sk[5*w+x], d[5*w+x] = true, 1
+				if x > 20 {
+					d[5*w+x] = tt.rightR2
+				}
+			}
+			for y := 6; y < 29; y++ {
+				sk[y*w+20], d[y*w+20] = true, 1
+			}
+			o := DefaultOptions()
+			o.SpurSlack = 0
+			if n := len(Build(sk, d, w, h, o)); n != tt.strokes {
+				t.Errorf("%d strokes, want %d", n, tt.strokes)
+			}
+		})
+	}
+}

@@ -259,7 +259,9 @@ func tangent(pts []graph.Point, i int, closed bool) (float64, float64) {
 }
 
 // Split cuts a stroke where its width changes by more than ratio (and a pixel) for a
-// stretch of at least minRun points, so each part can carry its own width. Parts share
+// stretch of at least minRun points, so each part can carry its own width; each part
+// keeps at least minRun measured widths, and neighbouring parts whose median widths
+// do not differ so much are joined again. Parts share
 // their end points. A closed stroke is not split.
 func Split(m Measured, ratio float64, minRun int) []Measured {
 	n := len(m.Points)
@@ -281,6 +283,15 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 			sm[i] = win[len(win)/2]
 		}
 	}
+	// known[i]: how many of the first i points have a measured width; each part must
+	// keep minRun of them, or its width would be a guess.
+	known := make([]int, n+1)
+	for i, w := range m.Widths {
+		known[i+1] = known[i]
+		if !math.IsNaN(w) {
+			known[i+1]++
+		}
+	}
 	var parts []Measured
 	start := 0
 	ref := math.NaN()
@@ -293,13 +304,29 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 			continue
 		}
 		hi, lo := math.Max(ref, sm[i]), math.Min(ref, sm[i])
-		if hi > lo*ratio && hi-lo > 1 && i-start >= minRun && n-i >= minRun {
+		if hi > lo*ratio && hi-lo > 1 && known[i+1]-known[start] >= minRun && known[n]-known[i] >= minRun {
 			parts = append(parts, Measured{Points: m.Points[start : i+1], Widths: m.Widths[start : i+1]})
 			start = i
 			ref = sm[i]
 		}
 	}
 	parts = append(parts, Measured{Points: m.Points[start:], Widths: m.Widths[start:]})
+	// A cut made at a local outlier (ink of a crossing line beside the stroke) leaves
+	// neighbours of about one width: join them again.
+	for k := 1; k < len(parts); {
+		a, b := parts[k-1].Median(math.NaN()), parts[k].Median(math.NaN())
+		hi, lo := math.Max(a, b), math.Min(a, b)
+		if hi > lo*ratio && hi-lo > 1 {
+			k++
+			continue
+		}
+		pa, pb := parts[k-1], parts[k]
+		parts[k-1] = Measured{
+			Points: append(slices.Clone(pa.Points), pb.Points[1:]...),
+			Widths: append(slices.Clone(pa.Widths), pb.Widths[1:]...),
+		}
+		parts = slices.Delete(parts, k, k+1)
+	}
 	return parts
 }
 

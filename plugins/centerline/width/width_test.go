@@ -156,3 +156,42 @@ func TestSnapExtendsAStemToItsBar(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitKeepsOneWidthAcrossAnOutlier: a stroke of one width whose widths near a
+// junction are disturbed (a few too wide, then none measured) stays one part.
+func TestSplitKeepsOneWidthAcrossAnOutlier(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name   string
+		widths func(i int) float64
+		parts  int
+	}{
+		{"wide ink beside the last measured points", func(i int) float64 {
+			switch {
+			case i >= 33:
+				return nan
+			case i >= 30:
+				return 5
+			}
+			return 2
+		}, 1},
+		{"a real change of width still splits", func(i int) float64 {
+			if i >= 20 {
+				return 5
+			}
+			return 2
+		}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m Measured
+			for i := 0; i < 40; i++ {
+				m.Points = append(m.Points, graph.Point{X: float64(i)})
+				m.Widths = append(m.Widths, tt.widths(i))
+			}
+			if parts := Split(m, 1.5, 8); len(parts) != tt.parts {
+				t.Errorf("%d parts, want %d", len(parts), tt.parts)
+			}
+		})
+	}
+}
