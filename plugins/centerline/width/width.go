@@ -386,18 +386,24 @@ func extend(ms []Measured, i, end int) bool {
 	if end > 0 {
 		step = -1
 	}
-	// k0: the first centred point seen from the end.
+	// k0: the first centred point seen from the end, just outside the junction
+	// (nearJunction's reach); farther in, the stroke's own ink was not measured, and
+	// its shape is not to be replaced by a straight line.
+	p := m.Points[end]
 	k0 := end
+	var arc float64
 	for k0 >= 0 && k0 < n && math.IsNaN(m.Widths[k0]) {
+		if k0 != end {
+			arc += math.Hypot(m.Points[k0].X-m.Points[k0-step].X, m.Points[k0].Y-m.Points[k0-step].Y)
+		}
 		k0 += step
 	}
-	if k0 < 0 || k0 >= n || k0 == end {
+	if k0 < 0 || k0 >= n || k0 == end || arc > 1.5*p.R+2 {
 		return false
 	}
 	// The direction: the chord over about two radii (at least 6 px) of centred points
 	// starting a junction radius beyond k0 (the skeleton bends towards the junction
 	// before it reaches it).
-	p := m.Points[end]
 	walk := func(from int, dist float64) (int, float64) {
 		k, l := from, 0.0
 		for l < dist {

@@ -2,6 +2,7 @@ package width
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
@@ -193,5 +194,37 @@ func TestSplitKeepsOneWidthAcrossAnOutlier(t *testing.T) {
 				t.Errorf("%d parts, want %d", len(parts), tt.parts)
 			}
 		})
+	}
+}
+
+// TestSnapLeavesAnUnmeasuredStrokeItsShape: a stroke whose widths are unknown far
+// beyond its junction (a curve whose ink was not measured) keeps its points: only
+// the part inside the junction may be straightened.
+func TestSnapLeavesAnUnmeasuredStrokeItsShape(t *testing.T) {
+	var bar, arc Measured
+	for x := 0.0; x <= 60; x++ {
+		bar.Points = append(bar.Points, graph.Point{X: x, Y: 20, R: 4})
+		bar.Widths = append(bar.Widths, 8)
+	}
+	// A quarter circle of radius 30 from (30, 22) curving away, unmeasured but for its
+	// far end.
+	for i := 0; i <= 47; i++ {
+		a := float64(i) / 47 * math.Pi / 2
+		arc.Points = append(arc.Points, graph.Point{X: 60 - 30*math.Cos(a), Y: 52 - 30*math.Sin(a), R: 1})
+		w := math.NaN()
+		if i < 8 {
+			w = 2
+		}
+		arc.Widths = append(arc.Widths, w)
+	}
+	last := len(arc.Points) - 1
+	arc.Points[last].Junction, arc.Points[last].R = true, 4
+	want := slices.Clone(arc.Points[:last])
+	ms := []Measured{bar, arc}
+	Snap(ms)
+	for i, p := range want {
+		if q := ms[1].Points[i]; q != p {
+			t.Fatalf("point %d moved from (%.2f, %.2f) to (%.2f, %.2f)", i, p.X, p.Y, q.X, q.Y)
+		}
 	}
 }
