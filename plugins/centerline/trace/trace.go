@@ -178,7 +178,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	for i, s := range ss {
 		all[i] = width.Measure(s, g, level)
 	}
-	width.Snap(all)
+	width.Snap(all, g, level)
 	for i, s := range ss {
 		meas := all[i]
 		fallback := fallbackWidth(s)

@@ -338,8 +338,9 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 // inside the junction are put on the straight line to that point. Where the extended
 // line meets no stroke, the end moves onto the nearest centred point of another stroke
 // within the junction's radius and a pixel: the junction's own centre sits off the
-// bar's centre line, towards the stem.
-func Snap(ms []Measured) {
+// bar's centre line, towards the stem. The extension must stay on ink (darkness at
+// least half of level on g).
+func Snap(ms []Measured, g *ink.Image, level float64) {
 	for i := range ms {
 		m := &ms[i]
 		n := len(m.Points)
@@ -351,7 +352,7 @@ func Snap(ms []Measured) {
 			if !p.Junction {
 				continue
 			}
-			if extend(ms, i, end) {
+			if extend(ms, i, end, g, level) {
 				continue
 			}
 			best := p.R + 1
@@ -379,7 +380,7 @@ func Snap(ms []Measured) {
 // extend moves end (0 or the last index) of stroke i of ms along the line through the
 // stroke's centred points next to the junction, onto the nearest crossing with another
 // stroke's centre line, and reports whether it found one.
-func extend(ms []Measured, i, end int) bool {
+func extend(ms []Measured, i, end int, g *ink.Image, level float64) bool {
 	m := &ms[i]
 	n := len(m.Points)
 	step := 1
@@ -445,8 +446,27 @@ func extend(ms []Measured, i, end int) bool {
 		return false
 	}
 	ex, ey := o.X+bestT*ux, o.Y+bestT*uy
-	// Points between ka and the end go on the straight line from o to the new end.
+	if math.Hypot(ex-p.X, ey-p.Y) > 1.5*p.R+1 {
+		return false // a crossing outside the junction: another stroke, not the bar
+	}
+	// Points between ka and the end go on the straight line from o to the new end,
+	// unless the stroke turns away from that line there: a bend of more than the
+	// junction's radius and a pixel is the stroke's own shape, not the junction's pull.
 	cnt := (ka - end) * step
+	dx, dy := ex-o.X, ey-o.Y
+	dl := math.Hypot(dx, dy)
+	for c := 1; c <= cnt && dl > 0; c++ {
+		q := m.Points[ka-c*step]
+		if math.Abs((q.X-o.X)*dy-(q.Y-o.Y)*dx)/dl > p.R+1 {
+			return false
+		}
+	}
+	// The new line must stay on the ink.
+	for t := 0.0; t <= dl; t += 0.5 {
+		if g.Bilinear(o.X+t*dx/dl, o.Y+t*dy/dl) < 0.5*level {
+			return false
+		}
+	}
 	for c := 1; c <= cnt; c++ {
 		t := float64(c) / float64(cnt)
 		k := ka - c*step

@@ -144,7 +144,7 @@ func TestSnapExtendsAStemToItsBar(t *testing.T) {
 			last := len(stem.Points) - 1
 			stem.Points[last].Junction, stem.Points[last].R = true, 4
 			ms := []Measured{bar, stem}
-			Snap(ms)
+			Snap(ms, solid(80, 80), 1)
 			if p := ms[1].Points[last]; math.Hypot(p.X-20, p.Y-20) > 1e-6 {
 				t.Errorf("the stem ends at (%.2f, %.2f), want (20, 20)", p.X, p.Y)
 			}
@@ -221,10 +221,50 @@ func TestSnapLeavesAnUnmeasuredStrokeItsShape(t *testing.T) {
 	arc.Points[last].Junction, arc.Points[last].R = true, 4
 	want := slices.Clone(arc.Points[:last])
 	ms := []Measured{bar, arc}
-	Snap(ms)
+	Snap(ms, solid(80, 80), 1)
 	for i, p := range want {
 		if q := ms[1].Points[i]; q != p {
 			t.Fatalf("point %d moved from (%.2f, %.2f) to (%.2f, %.2f)", i, p.X, p.Y, q.X, q.Y)
+		}
+	}
+}
+
+// solid returns a w x h darkness image that is ink everywhere.
+func solid(w, h int) *ink.Image {
+	g := &ink.Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	return g
+}
+
+// TestSnapKeepsTheExtensionOnInk: where the stem's extended line would cross paper
+// (the junction seen through a gap), the stem keeps its points and only its end moves.
+func TestSnapKeepsTheExtensionOnInk(t *testing.T) {
+	var bar, stem Measured
+	for x := 0.0; x <= 40; x++ {
+		bar.Points = append(bar.Points, graph.Point{X: x, Y: 20, R: 4})
+		bar.Widths = append(bar.Widths, 8)
+	}
+	for y := 40.0; y >= 22; y-- {
+		wd := 2.0
+		if y < 28 {
+			wd = math.NaN()
+		}
+		stem.Points = append(stem.Points, graph.Point{X: 20, Y: y, R: 1})
+		stem.Widths = append(stem.Widths, wd)
+	}
+	last := len(stem.Points) - 1
+	stem.Points[last].Junction, stem.Points[last].R = true, 4
+	g := solid(80, 80)
+	for x := 0; x < 80; x++ {
+		g.Pix[25*80+x] = 0 // a row of paper across the stem
+	}
+	ms := []Measured{bar, stem}
+	Snap(ms, g, 1)
+	for i := 0; i < last; i++ {
+		if ms[1].Points[i] != stem.Points[i] {
+			t.Fatalf("point %d moved to (%.2f, %.2f)", i, ms[1].Points[i].X, ms[1].Points[i].Y)
 		}
 	}
 }
