@@ -86,7 +86,7 @@ type Result struct {
 // blobFactor: an area is a filled blob, not a line, where a disc this many times the
 // typical line radius fits (and at least minBlobRadius pixels).
 const (
-	blobFactor    = 3
+	blobFactor    = 2
 	minBlobRadius = 6
 )
 
