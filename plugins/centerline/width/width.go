@@ -261,8 +261,8 @@ func tangent(pts []graph.Point, i int, closed bool) (float64, float64) {
 // Split cuts a stroke where its width changes by more than ratio (and a pixel) for a
 // stretch of at least minRun points, so each part can carry its own width; each part
 // keeps at least minRun measured widths, and neighbouring parts whose median widths
-// do not differ so much are joined again. Parts share
-// their end points. A closed stroke is not split.
+// do not differ so much are joined again. Parts share their end points. A closed
+// stroke is not split.
 func Split(m Measured, ratio float64, minRun int) []Measured {
 	n := len(m.Points)
 	if m.Closed || n < 2*minRun {
@@ -332,14 +332,14 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 
 // Snap places each stroke end that stops at a junction where the stroke's own line
 // meets another stroke running through that junction (a T's stem onto its bar): the
-// stem's direction is taken from its centred points outside the junction, where the
-// ink is its own, and extended until it crosses the other stroke's centre line, within
-// the junction's radius and two pixels past the junction's centre. The stem's points
-// inside the junction are put on the straight line to that point. Where the extended
-// line meets no stroke, the end moves onto the nearest centred point of another stroke
-// within the junction's radius and a pixel: the junction's own centre sits off the
-// bar's centre line, towards the stem. The extension must stay on ink (darkness at
-// least half of level on g).
+// stem's direction is taken from its centred points starting a junction radius outside
+// the junction, where the ink is its own, and extended until it crosses the other
+// stroke's centre line within 1.5 junction radii and a pixel of the junction's centre.
+// The stem's points near the junction are put on the straight line to that point, if
+// it stays on ink (darkness at least half of level on g) and bends the stem by no more
+// than the junction's radius and a pixel. Otherwise the end moves onto the nearest
+// centred point of another stroke within the junction's radius and a pixel: the
+// junction's own centre sits off the bar's centre line, towards the stem.
 func Snap(ms []Measured, g *ink.Image, level float64) {
 	for i := range ms {
 		m := &ms[i]
@@ -422,11 +422,13 @@ func extend(ms []Measured, i, end int, g *ink.Image, level float64) bool {
 	if l < 3 {
 		return false
 	}
-	o := m.Points[k0]
-	ux, uy := m.Points[ka].X-m.Points[k1].X, m.Points[ka].Y-m.Points[k1].Y
+	o := m.Points[ka]
+	ux, uy := o.X-m.Points[k1].X, o.Y-m.Points[k1].Y
 	ul := math.Hypot(ux, uy)
+	if ul == 0 {
+		return false
+	}
 	ux, uy = ux/ul, uy/ul
-	o = m.Points[ka]
 	// The crossing nearest o along the ray, no farther than the junction's centre plus
 	// its radius and two pixels.
 	limit := math.Hypot(p.X-o.X, p.Y-o.Y) + p.R + 2
