@@ -341,6 +341,18 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 // centred point of another stroke within the junction's radius and a pixel: the
 // junction's own centre sits off the bar's centre line, towards the stem.
 func Snap(ms []Measured, g *ink.Image, level float64) {
+	// Each stroke's bounding box, to skip the strokes far from a junction.
+	boxes := make([]box, len(ms))
+	bound := func(i int) {
+		b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for _, p := range ms[i].Points {
+			b = b.add(p.X, p.Y)
+		}
+		boxes[i] = b
+	}
+	for i := range ms {
+		bound(i)
+	}
 	for i := range ms {
 		m := &ms[i]
 		n := len(m.Points)
@@ -352,14 +364,15 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 			if !p.Junction {
 				continue
 			}
-			if extend(ms, i, end, g, level) {
+			if extend(ms, boxes, i, end, g, level) {
+				bound(i)
 				continue
 			}
 			best := p.R + 1
 			var bx, by float64
 			found := false
 			for j := range ms {
-				if j == i {
+				if j == i || !boxes[j].near(box{p.X, p.Y, p.X, p.Y}, best) {
 					continue
 				}
 				o := ms[j].Points
@@ -372,6 +385,7 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 			}
 			if found {
 				m.Points[end].X, m.Points[end].Y = bx, by
+				bound(i)
 			}
 		}
 	}
@@ -380,7 +394,7 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 // extend moves end (0 or the last index) of stroke i of ms along the line through the
 // stroke's centred points next to the junction, onto the nearest crossing with another
 // stroke's centre line, and reports whether it found one.
-func extend(ms []Measured, i, end int, g *ink.Image, level float64) bool {
+func extend(ms []Measured, boxes []box, i, end int, g *ink.Image, level float64) bool {
 	m := &ms[i]
 	n := len(m.Points)
 	step := 1
@@ -432,9 +446,10 @@ func extend(ms []Measured, i, end int, g *ink.Image, level float64) bool {
 	// The crossing nearest o along the ray, no farther than the junction's centre plus
 	// its radius and two pixels.
 	limit := math.Hypot(p.X-o.X, p.Y-o.Y) + p.R + 2
+	ray := box{o.X, o.Y, o.X, o.Y}.add(o.X+limit*ux, o.Y+limit*uy)
 	bestT := math.Inf(1)
 	for j := range ms {
-		if j == i {
+		if j == i || !boxes[j].near(ray, 0) {
 			continue
 		}
 		q := ms[j].Points
@@ -493,4 +508,16 @@ func rayHit(ox, oy, ux, uy float64, a, b graph.Point) (float64, bool) {
 		return 0, false
 	}
 	return t, true
+}
+
+// box is an axis-aligned bounding box.
+type box struct{ x0, y0, x1, y1 float64 }
+
+func (b box) add(x, y float64) box {
+	return box{math.Min(b.x0, x), math.Min(b.y0, y), math.Max(b.x1, x), math.Max(b.y1, y)}
+}
+
+// near says whether b and c come within d of each other.
+func (b box) near(c box, d float64) bool {
+	return b.x0 <= c.x1+d && c.x0 <= b.x1+d && b.y0 <= c.y1+d && c.y0 <= b.y1+d
 }
