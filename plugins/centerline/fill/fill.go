@@ -31,7 +31,60 @@ func Blobs(in []bool, d []float64, w, h int, r float64) []bool {
 	for i := range out {
 		out[i] = in[i] && dc[i] <= r2
 	}
+	if !dropThin(out, core, w, h) {
+		return nil
+	}
 	return out
+}
+
+// MinCoreShare is the share of a solid area's pixels that must lie in its core (where
+// the disc fits) for it to be a filled area: a line just wider than the limit is all
+// rim, with a core a pixel or two wide along its middle, and is traced as a stroke.
+const MinCoreShare = 0.2
+
+// dropThin clears the 8-connected parts of b whose core share is below MinCoreShare,
+// and says whether anything is left.
+func dropThin(b, core []bool, w, h int) bool {
+	seen := make([]bool, len(b))
+	left := false
+	var part, stack []int
+	for i, on := range b {
+		if !on || seen[i] {
+			continue
+		}
+		part, stack = part[:0], append(stack[:0], i)
+		seen[i] = true
+		inCore := 0
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			part = append(part, p)
+			if core[p] {
+				inCore++
+			}
+			x, y := p%w, p/w
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					qx, qy := x+dx, y+dy
+					if qx < 0 || qy < 0 || qx >= w || qy >= h {
+						continue
+					}
+					if q := qy*w + qx; b[q] && !seen[q] {
+						seen[q] = true
+						stack = append(stack, q)
+					}
+				}
+			}
+		}
+		if float64(inCore) < MinCoreShare*float64(len(part)) {
+			for _, p := range part {
+				b[p] = false
+			}
+			continue
+		}
+		left = true
+	}
+	return left
 }
 
 // Pt is a point of an outline, on pixel corners or crack midpoints.

@@ -61,3 +61,32 @@ func TestOutlinesAndHatchOfABlock(t *testing.T) {
 		t.Errorf("hatch %v, want two lines at y 3.5 and 5.5 from x 4 to 7", lines)
 	}
 }
+
+// TestBlobsLeaveALineJustWiderThanTheLimit: a long band 12 px wide fits a disc of
+// radius 6 only along its middle two rows: it is a wide line, not a filled area,
+// while a 24 px band is all core and rim, and is one.
+func TestBlobsLeaveALineJustWiderThanTheLimit(t *testing.T) {
+	tests := []struct {
+		name  string
+		width int
+		blob  bool
+	}{
+		{"a band 12 px wide is a line", 12, false},
+		{"a band 24 px wide is a filled area", 24, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, h := 120, tt.width+10
+			in := make([]bool, w*h)
+			for y := 5; y < 5+tt.width; y++ {
+				for x := 5; x < 115; x++ {
+					in[y*w+x] = true
+				}
+			}
+			b := Blobs(in, distance.Transform(in, w, h), w, h, 6)
+			if got := b != nil; got != tt.blob {
+				t.Errorf("blobs found: %v, want %v", got, tt.blob)
+			}
+		})
+	}
+}

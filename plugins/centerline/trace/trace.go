@@ -86,7 +86,7 @@ type Result struct {
 // blobFactor: an area is a filled blob, not a line, where a disc this many times the
 // typical line radius fits (and at least minBlobRadius pixels).
 const (
-	blobFactor    = 3
+	blobFactor    = 2
 	minBlobRadius = 6
 )
 
@@ -178,7 +178,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	for i, s := range ss {
 		all[i] = width.Measure(s, g, level)
 	}
-	width.Snap(all)
+	width.Snap(all, g, level)
 	for i, s := range ss {
 		meas := all[i]
 		fallback := fallbackWidth(s)
