@@ -43,8 +43,8 @@ type vectorizeResponse struct {
 	TravelLength *float64 `json:"travelLength,omitempty"`
 	// Quality is the trace's fidelity to the image, when output.quality asks for it.
 	Quality *fidelity.Score `json:"quality,omitempty"`
-	// Candidates are the settings preset best traced and scored, the kept one first;
-	// absent for other presets.
+	// Candidates are the settings preset best, or auto in doubt, traced and scored, the
+	// kept one first; absent otherwise.
 	Candidates []candidate `json:"candidates,omitempty"`
 	// fileFields carry the file of the output format (format, mediaType, fileName,
 	// fileSize, file).
@@ -78,7 +78,8 @@ func travelLength(svg []byte) *float64 {
 	return &f
 }
 
-// candidate is one setting preset best traced: its score and size, or why it has none.
+// candidate is one setting preset best (or auto in doubt) traced: its score and size, or
+// why it has none.
 type candidate struct {
 	Preset  string          `json:"preset"`
 	Variant string          `json:"variant,omitempty"`
@@ -88,7 +89,8 @@ type candidate struct {
 	Error   string          `json:"error,omitempty"`
 }
 
-// candidatesOf turns what preset best tried into the answer's candidates.
+// candidatesOf turns what preset best (or auto in doubt) tried into the answer's
+// candidates.
 func candidatesOf(tried []tracing.Tried) []candidate {
 	var out []candidate
 	for _, t := range tried {
