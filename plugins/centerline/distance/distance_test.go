@@ -1,25 +1,26 @@
 package distance
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
 
 // brute is the transform by definition.
-func brute(in []bool, w, h int) []float64 {
-	d := make([]float64, w*h)
+func brute(in []bool, w, h int) []int32 {
+	d := make([]int32, w*h)
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			if !in[y*w+x] {
 				continue
 			}
-			best := 1e18
+			best := int32(math.MaxInt32)
 			for yy := -1; yy <= h; yy++ {
 				for xx := -1; xx <= w; xx++ {
 					if xx >= 0 && yy >= 0 && xx < w && yy < h && in[yy*w+xx] {
 						continue
 					}
-					dd := float64((xx-x)*(xx-x) + (yy-y)*(yy-y))
+					dd := int32((xx-x)*(xx-x) + (yy-y)*(yy-y))
 					best = min(best, dd)
 				}
 			}
@@ -34,7 +35,8 @@ func TestTransformEqualsTheDefinition(t *testing.T) {
 	for _, tc := range []struct {
 		w, h int
 		fill float64
-	}{{1, 1, 1}, {7, 5, 0.9}, {20, 13, 0.7}, {31, 31, 0.97}, {16, 1, 1}} {
+	}{{1, 1, 1}, {7, 5, 0.9}, {20, 13, 0.7}, {31, 31, 0.97}, {16, 1, 1}, {1, 9, 1},
+		{200, 20, 0.995}, {20, 200, 0.999}, {400, 3, 0.9}} {
 		in := make([]bool, tc.w*tc.h)
 		for i := range in {
 			in[i] = r.Float64() < tc.fill
@@ -52,13 +54,50 @@ func TestToSetIgnoresTheBorder(t *testing.T) {
 	set := make([]bool, 5*3)
 	set[1*5+1] = true
 	d := ToSet(set, 5, 3)
-	want := []float64{2, 1, 2, 5, 10, 1, 0, 1, 4, 9, 2, 1, 2, 5, 10}
+	want := []int32{2, 1, 2, 5, 10, 1, 0, 1, 4, 9, 2, 1, 2, 5, 10}
 	for i := range want {
 		if d[i] != want[i] {
 			t.Fatalf("ToSet = %v, want %v", d, want)
 		}
 	}
-	if d := ToSet(make([]bool, 4), 2, 2); d[0] < 1e12 {
-		t.Errorf("distance to an empty set = %v, want at least 1e12", d[0])
+	if d := ToSet(make([]bool, 6), 2, 3); d[0] < 25 {
+		t.Errorf("distance to an empty set = %v, want at least (w+h)² = 25", d[0])
+	}
+}
+
+// bruteToSet is ToSet by definition.
+func bruteToSet(set []bool, w, h int) []int32 {
+	d := make([]int32, w*h)
+	for i := range d {
+		x, y := i%w, i/w
+		best := int32(math.MaxInt32)
+		for j, on := range set {
+			if on {
+				xx, yy := j%w, j/w
+				best = min(best, int32((xx-x)*(xx-x)+(yy-y)*(yy-y)))
+			}
+		}
+		d[i] = best
+	}
+	return d
+}
+
+func TestToSetEqualsTheDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		w, h int
+		fill float64
+	}{{1, 1, 1}, {9, 4, 0.1}, {23, 17, 0.02}, {64, 5, 0.01}, {5, 64, 0.05}, {300, 30, 0.001}} {
+		set := make([]bool, tc.w*tc.h)
+		set[r.IntN(len(set))] = true
+		for i := range set {
+			set[i] = set[i] || r.Float64() < tc.fill
+		}
+		got, want := ToSet(set, tc.w, tc.h), bruteToSet(set, tc.w, tc.h)
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%dx%d: pixel (%d,%d) = %v, want %v", tc.w, tc.h, i%tc.w, i/tc.w, got[i], want[i])
+			}
+		}
 	}
 }

@@ -12,24 +12,37 @@ import (
 
 // Blobs returns the parts of the w x h shape in (whose squared distance map is d) that
 // a disc of radius r fits in: the union of all such discs. Nil when there are none.
-func Blobs(in []bool, d []float64, w, h int, r float64) []bool {
+func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 	r2 := r * r
-	core := make([]bool, len(in))
-	any := false
+	// The core, where such a disc is centred, and its bounding box.
+	x0, y0, x1, y1 := w, h, -1, -1
 	for i, v := range d {
-		if v >= r2 {
-			core[i] = true
-			any = true
+		if float64(v) >= r2 {
+			x, y := i%w, i/w
+			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
 		}
 	}
-	if !any {
+	if x1 < 0 {
 		return nil
 	}
-	// Pixels within r of the core (the image's border is no core).
-	dc := distance.ToSet(core, w, h)
+	// Pixels within r of the core lie in its box grown by r; the distance to the core
+	// is measured there only (the image's border is no core).
+	grow := int(math.Ceil(r))
+	x0, y0, x1, y1 = max(0, x0-grow), max(0, y0-grow), min(w-1, x1+grow), min(h-1, y1+grow)
+	cw, ch := x1-x0+1, y1-y0+1
+	core := make([]bool, cw*ch)
+	for y := range ch {
+		for x := range cw {
+			core[y*cw+x] = float64(d[(y+y0)*w+x+x0]) >= r2
+		}
+	}
+	dc := distance.ToSet(core, cw, ch)
 	out := make([]bool, len(in))
-	for i := range out {
-		out[i] = in[i] && dc[i] <= r2
+	for y := range ch {
+		for x := range cw {
+			i := (y+y0)*w + x + x0
+			out[i] = in[i] && float64(dc[y*cw+x]) <= r2
+		}
 	}
 	return out
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 )
 
-func skeletonOf(rows ...string) ([]bool, []float64, int, int) {
+func skeletonOf(rows ...string) ([]bool, []int32, int, int) {
 	w, h := len(rows[0]), len(rows)
 	sk := make([]bool, w*h)
 	for y, r := range rows {

@@ -63,23 +63,30 @@ func (m *Image) Bilinear(x, y float64) float64 {
 
 // Darkness returns the darkness of img composited over white: 255 minus the luma
 // (0.299 R + 0.587 G + 0.114 B), as potrace's threshold measures it.
-func Darkness(img *image.NRGBA) *Image {
-	// Integer luma in 1/1000ths.
-	return overWhite(img, func(r, g, b int) int { return (299*r + 587*g + 114*b + 500) / 1000 })
-}
+func Darkness(img *image.NRGBA) *Image { return overWhite(img, true) }
 
 // overWhite returns 255 minus the lightness of each pixel of img composited over white,
-// where lightness measures an opaque colour (0..255).
-func overWhite(img *image.NRGBA, lightness func(r, g, b int) int) *Image {
+// where lightness measures an opaque colour (0..255): its integer luma in 1/1000ths
+// (luma true), or its darkest channel.
+func overWhite(img *image.NRGBA, luma bool) *Image {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	out := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
 	for y := 0; y < h; y++ {
 		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		for x := 0; x < w; x++ {
-			p := row[4*x : 4*x+4]
-			a := int(p[3])
-			l := (lightness(int(p[0]), int(p[1]), int(p[2]))*a + 255*(255-a) + 127) / 255
-			out.Pix[y*w+x] = uint8(255 - l)
+		dst := out.Pix[y*w : (y+1)*w]
+		for x := range dst {
+			p := row[4*x : 4*x+4 : 4*x+4]
+			r, g, b, a := int(p[0]), int(p[1]), int(p[2]), int(p[3])
+			var l int
+			if luma {
+				l = (299*r + 587*g + 114*b + 500) / 1000
+			} else {
+				l = min(r, g, b)
+			}
+			if a != 255 {
+				l = (l*a + 255*(255-a) + 127) / 255
+			}
+			dst[x] = uint8(255 - l)
 		}
 	}
 	return out

@@ -76,58 +76,53 @@ func abs(v int) int {
 
 // Thin returns the skeleton of the w x h shape in, given its squared distance map d
 // (package distance). It checks ctx between distance layers.
-func Thin(ctx context.Context, in []bool, d []float64, w, h int) ([]bool, error) {
-	sk := slices.Clone(in)
-	// Visit order: by distance, then by index. Distances are whole squared numbers,
-	// so both fit one sortable key.
-	keys := make([]uint64, 0, len(in)/4)
-	for i, on := range in {
-		if on {
-			keys = append(keys, uint64(d[i])<<32|uint64(i))
-		}
+func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
+	// The shape on a grid with a one-pixel empty frame, so that every pixel's eight
+	// neighbours are at fixed offsets.
+	pw := w + 2
+	sk := make([]bool, pw*(h+2))
+	for y := 0; y < h; y++ {
+		copy(sk[(y+1)*pw+1:(y+1)*pw+1+w], in[y*w:(y+1)*w])
 	}
-	slices.Sort(keys)
-	order := make([]int32, len(keys))
-	for k, key := range keys {
-		order[k] = int32(uint32(key))
+	var off [8]int
+	for k, o := range ring {
+		off[k] = o[1]*pw + o[0]
 	}
-	keys = nil
-	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && sk[y*w+x] }
-	config := func(i int) (c, n int) {
-		x, y := i%w, i/w
-		for k, o := range ring {
-			if at(x+o[0], y+o[1]) {
+	// Visit order: by distance, then by index, in layers of equal distance; pixels are
+	// named by their index on the framed grid.
+	order, layers := visitOrder(in, d, w)
+	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
+	config := func(q int) (c, n int) {
+		for k, o := range off {
+			if sk[q+o] {
 				c |= 1 << k
 				n++
 			}
 		}
 		return c, n
 	}
-	// ridgeEnd says whether pixel i may end a line: no neighbour in the shape is
+	// ridgeEnd says whether pixel q may end a line: no neighbour in the shape is
 	// farther from the boundary by half a pixel or more. (Exact distances along a ridge
 	// wobble by less than that; past the centre of a round end they fall by about a
 	// pixel per step.)
-	ridgeEnd := func(i int) bool {
-		x, y := i%w, i/w
-		limit := math.Sqrt(d[i]) + 0.5
+	ridgeEnd := func(q int) bool {
+		i := unframe(int32(q))
+		limit := math.Sqrt(float64(d[i])) + 0.5
 		limit *= limit
-		for _, o := range ring {
-			if at(x+o[0], y+o[1]) && d[(y+o[1])*w+x+o[0]] >= limit {
+		for k, o := range off {
+			if sk[q+o] && float64(d[i+ring[k][1]*w+ring[k][0]]) >= limit {
 				return false
 			}
 		}
 		return true
 	}
 	layer := make([]int32, 0, 1024)
-	for start := 0; start < len(order); {
-		if start&0xfff == 0 || len(layer) > 4096 {
+	for li := 0; li+1 < len(layers); li++ {
+		start, end := layers[li], layers[li+1]
+		if li&0xff == 0 || end-start > 4096 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-		}
-		end := start + 1
-		for end < len(order) && d[order[end]] == d[order[start]] {
-			end++
 		}
 		layer = append(layer[:0], order[start:end]...)
 		for changed := true; changed; {
@@ -144,7 +139,67 @@ func Thin(ctx context.Context, in []bool, d []float64, w, h int) ([]bool, error)
 			}
 			layer = keep
 		}
-		start = end
 	}
-	return sk, nil
+	out := make([]bool, w*h)
+	for y := 0; y < h; y++ {
+		copy(out[y*w:(y+1)*w], sk[(y+1)*pw+1:(y+1)*pw+1+w])
+	}
+	return out, nil
+}
+
+// visitOrder returns the shape's pixels (indices on the grid framed by one pixel, of
+// width w+2) in the order of their distance d, then of their index, and the bounds of
+// the runs of equal distance: run k is order[layers[k]:layers[k+1]]. Distances are
+// whole numbers, so a counting sort does it when they are not much more numerous than
+// the pixels; otherwise a sort of distance-and-index keys.
+func visitOrder(in []bool, d []int32, w int) (order []int32, layers []int) {
+	pw := w + 2
+	frame := func(i int) int32 { return int32((i/w+1)*pw + i%w + 1) }
+	n := 0
+	var top int32
+	for i, on := range in {
+		if on {
+			n++
+			top = max(top, d[i])
+		}
+	}
+	order = make([]int32, n)
+	if int(top) <= 2*n+1024 {
+		// Counting sort: a scan in index order keeps each distance's pixels in order.
+		next := make([]int32, int(top)+2)
+		for i, on := range in {
+			if on {
+				next[d[i]+1]++
+			}
+		}
+		for v := 1; v < len(next); v++ {
+			if next[v] > 0 {
+				layers = append(layers, int(next[v-1]))
+			}
+			next[v] += next[v-1]
+		}
+		layers = append(layers, n)
+		for i, on := range in {
+			if on {
+				order[next[d[i]]] = frame(i)
+				next[d[i]]++
+			}
+		}
+		return order, layers
+	}
+	keys := make([]uint64, 0, n)
+	for i, on := range in {
+		if on {
+			keys = append(keys, uint64(d[i])<<32|uint64(i))
+		}
+	}
+	slices.Sort(keys)
+	for k, key := range keys {
+		if k == 0 || key>>32 != keys[k-1]>>32 {
+			layers = append(layers, k)
+		}
+		order[k] = frame(int(uint32(key)))
+	}
+	layers = append(layers, n)
+	return order, layers
 }

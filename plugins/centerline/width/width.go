@@ -41,7 +41,7 @@ func (m *Measured) Median(fallback float64) float64 {
 // InkLevel returns the darkness of solid ink in g: the 90th percentile of the darkness
 // of mask pixels at least two pixels from the paper, or of all mask pixels when there
 // are none so deep, in [0, 1]. Coverage is measured relative to it.
-func InkLevel(g *ink.Image, mask []bool, d []float64) float64 {
+func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
 	var hist [256]int
 	n := 0
 	for i, on := range mask {
@@ -305,6 +305,9 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 // junction's radius and a pixel: the junction's own centre sits off the bar's centre
 // line, towards the stem.
 func Snap(ms []Measured) {
+	// The candidates, the inner points of every stroke (ends never move onto ends), in
+	// a grid of snapCell-pixel cells; only ends move, so the grid stays valid.
+	grid := newPointGrid(ms)
 	for i := range ms {
 		m := &ms[i]
 		n := len(m.Points)
@@ -316,23 +319,108 @@ func Snap(ms []Measured) {
 			if !p.Junction {
 				continue
 			}
+			// The nearest inner point of another stroke closer than the radius and a
+			// pixel; of equally near ones, the first by stroke and then by point.
 			best := p.R + 1
-			var bx, by float64
-			found := false
-			for j := range ms {
+			bj, bk := -1, -1
+			grid.near(p.X, p.Y, best, func(j, k int) {
 				if j == i {
-					continue
+					return
 				}
-				o := ms[j].Points
-				for k := 1; k+1 < len(o); k++ {
-					d := math.Hypot(o[k].X-p.X, o[k].Y-p.Y)
-					if d < best {
-						best, bx, by, found = d, o[k].X, o[k].Y, true
-					}
+				o := ms[j].Points[k]
+				d := math.Hypot(o.X-p.X, o.Y-p.Y)
+				if d < best || (d == best && bj >= 0 && (j < bj || j == bj && k < bk)) {
+					best, bj, bk = d, j, k
+				}
+			})
+			if bj >= 0 {
+				o := ms[bj].Points[bk]
+				m.Points[end].X, m.Points[end].Y = o.X, o.Y
+			}
+		}
+	}
+}
+
+// snapCell is the least side of pointGrid's cells, in pixels: about a junction's
+// radius.
+const snapCell = 4
+
+// pointGrid files the inner points of strokes by the grid cell they lie in.
+type pointGrid struct {
+	cell               float64
+	x0, y0, cols, rows int
+	start              []int32    // cell c's points are refs[start[c]:start[c+1]]
+	refs               [][2]int32 // stroke, point
+}
+
+func newPointGrid(ms []Measured) *pointGrid {
+	g := &pointGrid{cell: snapCell}
+	inner := func(yield func(j, k int) bool) {
+		for j := range ms {
+			pts := ms[j].Points
+			for k := 1; k+1 < len(pts); k++ {
+				if v := pts[k].X + pts[k].Y; !math.IsNaN(v) && !math.IsInf(v, 0) && !yield(j, k) {
+					return
 				}
 			}
-			if found {
-				m.Points[end].X, m.Points[end].Y = bx, by
+		}
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	count := 0
+	for j, k := range inner {
+		p := ms[j].Points[k]
+		minX, minY, maxX, maxY = math.Min(minX, p.X), math.Min(minY, p.Y), math.Max(maxX, p.X), math.Max(maxY, p.Y)
+		count++
+	}
+	if count == 0 {
+		return g
+	}
+	for {
+		g.x0, g.y0 = int(math.Floor(minX/g.cell)), int(math.Floor(minY/g.cell))
+		g.cols = int(math.Floor(maxX/g.cell)) - g.x0 + 1
+		g.rows = int(math.Floor(maxY/g.cell)) - g.y0 + 1
+		// Points spread far apart: larger cells, so the grid stays about as large as
+		// the points' list.
+		if float64(g.cols)*float64(g.rows) <= float64(4*count+1<<16) {
+			break
+		}
+		g.cell *= 2
+	}
+	g.start = make([]int32, g.cols*g.rows+1)
+	cell := func(p graph.Point) int {
+		return (int(math.Floor(p.Y/g.cell))-g.y0)*g.cols + int(math.Floor(p.X/g.cell)) - g.x0
+	}
+	for j, k := range inner {
+		g.start[cell(ms[j].Points[k])+1]++
+	}
+	for c := 1; c < len(g.start); c++ {
+		g.start[c] += g.start[c-1]
+	}
+	g.refs = make([][2]int32, count)
+	next := slices.Clone(g.start)
+	for j, k := range inner {
+		c := cell(ms[j].Points[k])
+		g.refs[next[c]] = [2]int32{int32(j), int32(k)}
+		next[c]++
+	}
+	return g
+}
+
+// near calls fn with every filed point in the cells that a square of half-side r
+// around (x, y) touches, a superset of the points within r.
+func (g *pointGrid) near(x, y, r float64, fn func(j, k int)) {
+	if g.cols == 0 || math.IsNaN(x+y+r) || math.IsInf(x+y+r, 0) {
+		return
+	}
+	cx0 := max(g.x0, int(math.Floor((x-r)/g.cell)))
+	cx1 := min(g.x0+g.cols-1, int(math.Floor((x+r)/g.cell)))
+	cy0 := max(g.y0, int(math.Floor((y-r)/g.cell)))
+	cy1 := min(g.y0+g.rows-1, int(math.Floor((y+r)/g.cell)))
+	for cy := cy0; cy <= cy1; cy++ {
+		for cx := cx0; cx <= cx1; cx++ {
+			c := (cy-g.y0)*g.cols + cx - g.x0
+			for _, ref := range g.refs[g.start[c]:g.start[c+1]] {
+				fn(int(ref[0]), int(ref[1]))
 			}
 		}
 	}
