@@ -41,14 +41,59 @@ func transform(in []bool, d []int32, w, h int, toSet bool) {
 	if w <= 0 || h <= 0 {
 		return
 	}
+	columns(in, d, w, h, toSet)
+	// Phase 2, per row: the lower envelope of the parabolas (x-i)² + g(i)². For the
+	// shape's own transform it runs over each run of shape pixels alone, with the
+	// background pixels (g = 0) or the outside of the image at either end: no parabola
+	// beyond them can be lower. The distance to a set runs over the whole row.
+	workers := parallel.Workers(h, 16)
+	scratch := make([]rowScratch, workers)
+	for k := range scratch {
+		scratch[k] = rowScratch{g: make([]int64, w+2), s: make([]int, w+2), t: make([]int, w+2)}
+	}
+	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
+		sc := &scratch[worker]
+		for y := lo; y < hi; y++ {
+			row := d[y*w : (y+1)*w]
+			if toSet {
+				for x, v := range row {
+					sc.g[x] = int64(v) * int64(v)
+				}
+				envelope(sc, w, row, 0)
+				continue
+			}
+			for x := 0; x < w; {
+				if row[x] == 0 {
+					x++
+					continue
+				}
+				a := x
+				for x < w && row[x] != 0 {
+					x++
+				}
+				run := row[a:x]
+				sc.g[0] = 0
+				for k, v := range run {
+					sc.g[k+1] = int64(v) * int64(v)
+				}
+				sc.g[len(run)+1] = 0
+				envelope(sc, len(run)+2, run, 1)
+			}
+		}
+	})
+}
+
+// columns is the first phase of transform: d gets, for each pixel, the distance to
+// the nearest target pixel in its column (where in is false, or with toSet where in is
+// true), at most w+h.
+func columns(in []bool, d []int32, w, h int, toSet bool) {
 	// "Infinite" one-dimensional distance: larger than any distance in the image, and
 	// small enough that its square plus a square of the image fits an int64.
 	inf := int32(min(w+h, math.MaxInt32-1))
 	// Phase 1, per column: the distance to the nearest target pixel in the same column,
 	// in a sweep down and a sweep up. Columns are independent; a band of them is swept
 	// row by row so that memory is read in order.
-	ctx := context.Background()
-	_ = parallel.For(ctx, w, 64, func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
 		for y := 0; y < h; y++ {
 			row, inRow := d[y*w+lo:y*w+hi], in[y*w+lo:y*w+hi]
 			switch {
@@ -99,51 +144,59 @@ func transform(in []bool, d []int32, w, h int, toSet bool) {
 			}
 		}
 	})
-	// Phase 2, per row: the lower envelope of the parabolas (x-i)² + g(i)². For the
-	// shape's own transform it runs over each run of shape pixels alone, with the
-	// background pixels (g = 0) or the outside of the image at either end: no parabola
-	// beyond them can be lower. The distance to a set runs over the whole row.
+}
+
+// Within returns the pixels of the w x h mask in whose squared distance to the nearest
+// pixel of set is at most r2, for a set whose every pixel is at least sqrt(r2) from
+// every pixel of the image where in is false (Transform(in) >= r2 there), as the
+// centres of the discs of an opening are. Then from a set pixel c to a pixel p within reach, the row of p is in
+// the shape all the way from p to c's column (those pixels are nearer to c than p is,
+// so nearer than any pixel outside in), and the lower envelope of the second phase
+// runs over the runs of in alone, not over whole rows.
+func Within(set, in []bool, w, h int, r2 float64) []bool {
+	out := make([]bool, w*h)
+	if w <= 0 || h <= 0 {
+		return out
+	}
+	d := make([]int32, w*h)
+	columns(set, d, w, h, true)
 	workers := parallel.Workers(h, 16)
 	scratch := make([]rowScratch, workers)
 	for k := range scratch {
-		scratch[k] = rowScratch{g: make([]int64, w+2), s: make([]int, w+2), t: make([]int, w+2)}
+		scratch[k] = rowScratch{g: make([]int64, w), s: make([]int, w), t: make([]int, w), out: make([]int32, w)}
 	}
-	_ = parallel.For(ctx, h, 16, func(worker, lo, hi int) {
+	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
-			row := d[y*w : (y+1)*w]
-			if toSet {
-				for x, v := range row {
-					sc.g[x] = int64(v) * int64(v)
-				}
-				envelope(sc, w, row, 0)
-				continue
-			}
+			row, inRow := d[y*w:(y+1)*w], in[y*w:(y+1)*w]
 			for x := 0; x < w; {
-				if row[x] == 0 {
+				if !inRow[x] {
 					x++
 					continue
 				}
 				a := x
-				for x < w && row[x] != 0 {
+				for x < w && inRow[x] {
 					x++
 				}
-				run := row[a:x]
-				sc.g[0] = 0
-				for k, v := range run {
-					sc.g[k+1] = int64(v) * int64(v)
+				for k, v := range row[a:x] {
+					sc.g[k] = int64(v) * int64(v)
 				}
-				sc.g[len(run)+1] = 0
-				envelope(sc, len(run)+2, run, 1)
+				run := sc.out[:x-a]
+				envelope(sc, x-a, run, 0)
+				for k, v := range run {
+					out[y*w+a+k] = float64(v) <= r2
+				}
 			}
 		}
 	})
+	return out
 }
 
 // rowScratch is one worker's buffers for the second phase.
 type rowScratch struct {
 	g    []int64 // squared column distances of the row or run (padded)
 	s, t []int   // the envelope's parabola apexes and the start of each one's reign
+	out  []int32 // a run's distances (Within)
 }
 
 // envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where

@@ -101,3 +101,57 @@ func TestToSetEqualsTheDefinition(t *testing.T) {
 		}
 	}
 }
+
+func TestWithinEqualsTheDistanceToTheSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		name string
+		w, h int
+		r    float64
+	}{
+		{"small discs", 40, 30, 1.5},
+		{"radius 3", 60, 50, 3},
+		{"radius 4.2", 70, 40, 4.2},
+		{"a thin image", 120, 12, 2.5},
+	} {
+		// Random blocks and discs of ink, so that discs of radius r fit in some places.
+		in := make([]bool, tc.w*tc.h)
+		for range 8 {
+			cx, cy, rr := r.IntN(tc.w), r.IntN(tc.h), 2+r.IntN(9)
+			square := r.IntN(2) == 0
+			for y := 0; y < tc.h; y++ {
+				for x := 0; x < tc.w; x++ {
+					dx, dy := x-cx, y-cy
+					if square && max(abs(dx), abs(dy)) <= rr || !square && dx*dx+dy*dy <= rr*rr {
+						in[y*tc.w+x] = true
+					}
+				}
+			}
+		}
+		d := Transform(in, tc.w, tc.h)
+		r2 := tc.r * tc.r
+		set := make([]bool, len(in))
+		any := false
+		for i, v := range d {
+			set[i] = float64(v) >= r2
+			any = any || set[i]
+		}
+		if !any {
+			t.Fatalf("%s: no disc of radius %v fits; the case tests nothing", tc.name, tc.r)
+		}
+		got := Within(set, in, tc.w, tc.h, r2)
+		want := bruteToSet(set, tc.w, tc.h)
+		for i := range got {
+			if w := in[i] && float64(want[i]) <= r2; got[i] != w {
+				t.Fatalf("%s: pixel (%d,%d) within %v, want %v", tc.name, i%tc.w, i/tc.w, got[i], w)
+			}
+		}
+	}
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

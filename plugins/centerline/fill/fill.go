@@ -14,12 +14,29 @@ import (
 // a disc of radius r fits in: the union of all such discs. Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 	r2 := r * r
-	// The core, where such a disc is centred, and its bounding box.
+	// The core, where such a disc is centred (distances are whole numbers), and its
+	// bounding box.
+	least := math.Ceil(r2)
+	if least > math.MaxInt32 {
+		return nil
+	}
+	t := int32(least)
 	x0, y0, x1, y1 := w, h, -1, -1
-	for i, v := range d {
-		if float64(v) >= r2 {
-			x, y := i%w, i/w
-			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+	for y := 0; y < h; y++ {
+		row := d[y*w : (y+1)*w]
+		for x, v := range row {
+			if v >= t {
+				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), y
+				break
+			}
+		}
+		if y1 == y {
+			for x := w - 1; x > x1; x-- {
+				if row[x] >= t {
+					x1 = x
+					break
+				}
+			}
 		}
 	}
 	if x1 < 0 {
@@ -31,18 +48,17 @@ func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 	x0, y0, x1, y1 = max(0, x0-grow), max(0, y0-grow), min(w-1, x1+grow), min(h-1, y1+grow)
 	cw, ch := x1-x0+1, y1-y0+1
 	core := make([]bool, cw*ch)
+	inBox := make([]bool, cw*ch)
 	for y := range ch {
-		for x := range cw {
-			core[y*cw+x] = float64(d[(y+y0)*w+x+x0]) >= r2
+		for x, v := range d[(y+y0)*w+x0 : (y+y0)*w+x1+1] {
+			core[y*cw+x] = v >= t
 		}
+		copy(inBox[y*cw:(y+1)*cw], in[(y+y0)*w+x0:(y+y0)*w+x1+1])
 	}
-	dc := distance.ToSet(core, cw, ch)
+	near := distance.Within(core, inBox, cw, ch, r2)
 	out := make([]bool, len(in))
 	for y := range ch {
-		for x := range cw {
-			i := (y+y0)*w + x + x0
-			out[i] = in[i] && float64(dc[y*cw+x]) <= r2
-		}
+		copy(out[(y+y0)*w+x0:(y+y0)*w+x1+1], near[y*cw:(y+1)*cw])
 	}
 	return out
 }
