@@ -1,9 +1,10 @@
 // Package distance computes the exact Euclidean distance transform of a binary image
 // in whole numbers with Meijster, Roerdink and Hesselink's two-phase algorithm (2000):
-// for every pixel, the squared distance to the nearest pixel outside the shape. Both
-// phases run on integers (the second with the integer "separator" of two parabolas),
-// so the result is exact, and in bands of columns and of rows across the machine's
-// cores; every value depends on the image alone.
+// for every pixel, the squared distance to the nearest pixel outside the shape; and,
+// from it, the shape's morphological opening by a disc. Both phases run on integers
+// (the second with the integer "separator" of two parabolas), so the results are
+// exact, and in bands of columns and of rows across the machine's cores; every value
+// depends on the image alone.
 package distance
 
 import (
@@ -19,49 +20,55 @@ import (
 // it. Pixels where in is false get 0.
 func Transform(in []bool, w, h int) []int32 {
 	d := make([]int32, w*h)
-	transform(in, d, w, h, false)
-	return d
-}
-
-// ToSet returns, for each pixel of the w x h image, the squared Euclidean distance from
-// its centre to the centre of the nearest pixel where set is true (0 on the set); the
-// outside of the image is not part of the set. Where set is empty every distance is
-// at least (w+h)² (or the largest int32, where that is less), more than any distance
-// inside the image.
-func ToSet(set []bool, w, h int) []int32 {
-	d := make([]int32, w*h)
-	transform(set, d, w, h, true)
-	return d
-}
-
-// transform writes into d the squared distance from each pixel to the nearest pixel
-// where in is false (toSet false: the outside of the image counts as false) or to the
-// nearest pixel where in is true (toSet true: the outside is not part of the set).
-func transform(in []bool, d []int32, w, h int, toSet bool) {
 	if w <= 0 || h <= 0 {
-		return
+		return d
 	}
-	columns(in, d, w, h, toSet)
-	// Phase 2, per row: the lower envelope of the parabolas (x-i)² + g(i)². For the
-	// shape's own transform it runs over each run of shape pixels alone, with the
-	// background pixels (g = 0) or the outside of the image at either end: no parabola
-	// beyond them can be lower. The distance to a set runs over the whole row.
-	workers := parallel.Workers(h, 16)
-	scratch := make([]rowScratch, workers)
-	for k := range scratch {
-		scratch[k] = rowScratch{g: make([]int64, w+2), s: make([]int, w+2), t: make([]int, w+2)}
-	}
+	// Phase 1, per column: the distance to the nearest pixel outside the shape in the
+	// same column (the outside of the image above and below counts), in a sweep down
+	// and a sweep up. Columns are independent; a band of them is swept row by row so
+	// that memory is read in order.
+	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
+		for y := 0; y < h; y++ {
+			row, inRow := d[y*w+lo:y*w+hi], in[y*w+lo:y*w+hi]
+			if y == 0 {
+				for k, on := range inRow {
+					if on {
+						row[k] = 1
+					}
+				}
+				continue
+			}
+			above := d[(y-1)*w+lo : (y-1)*w+hi]
+			above = above[:len(row)]
+			inRow = inRow[:len(row)]
+			for k, on := range inRow {
+				if on {
+					row[k] = above[k] + 1
+				}
+			}
+		}
+		last := d[(h-1)*w+lo : (h-1)*w+hi]
+		for k := range last {
+			last[k] = min(last[k], 1)
+		}
+		for y := h - 2; y >= 0; y-- {
+			row, below := d[y*w+lo:y*w+hi], d[(y+1)*w+lo:(y+1)*w+hi]
+			below = below[:len(row)]
+			for k, v := range row {
+				if b := below[k] + 1; v > b {
+					row[k] = b
+				}
+			}
+		}
+	})
+	// Phase 2, per row: the lower envelope of the parabolas (x-i)² + g(i)², over each
+	// run of shape pixels alone, with the pixels outside the shape (g = 0) or the
+	// outside of the image at either end: no parabola beyond them can be lower.
+	scratch := newScratch(parallel.Workers(h, 16), w+2)
 	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
 			row := d[y*w : (y+1)*w]
-			if toSet {
-				for x, v := range row {
-					sc.g[x] = int64(v) * int64(v)
-				}
-				envelope(sc, w, row, 0)
-				continue
-			}
 			for x := 0; x < w; {
 				if row[x] == 0 {
 					x++
@@ -81,122 +88,142 @@ func transform(in []bool, d []int32, w, h int, toSet bool) {
 			}
 		}
 	})
+	return d
 }
 
-// columns is the first phase of transform: d gets, for each pixel, the distance to
-// the nearest target pixel in its column (where in is false, or with toSet where in is
-// true), at most w+h.
-func columns(in []bool, d []int32, w, h int, toSet bool) {
-	// "Infinite" one-dimensional distance: larger than any distance in the image, and
-	// small enough that its square plus a square of the image fits an int64.
-	inf := int32(min(w+h, math.MaxInt32-1))
-	// Phase 1, per column: the distance to the nearest target pixel in the same column,
-	// in a sweep down and a sweep up. Columns are independent; a band of them is swept
-	// row by row so that memory is read in order.
-	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
-		for y := 0; y < h; y++ {
-			row, inRow := d[y*w+lo:y*w+hi], in[y*w+lo:y*w+hi]
-			switch {
-			case y == 0 && toSet:
-				for k, on := range inRow {
-					row[k] = inf
-					if on {
-						row[k] = 0
-					}
-				}
-			case y == 0:
-				for k, on := range inRow {
-					row[k] = 0
-					if on {
-						row[k] = 1 // the outside above
-					}
-				}
-			case toSet:
-				above := d[(y-1)*w+lo : (y-1)*w+hi]
-				for k, on := range inRow {
-					row[k] = min(above[k]+1, inf)
-					if on {
-						row[k] = 0
-					}
-				}
-			default:
-				above := d[(y-1)*w+lo : (y-1)*w+hi]
-				for k, on := range inRow {
-					row[k] = 0
-					if on {
-						row[k] = above[k] + 1
-					}
+// Opening returns the morphological opening of the w x h shape in by a disc of radius
+// r, given its squared distance map d (Transform): the pixels of in whose centre lies
+// within r of the centre of a core pixel, one at least r from every pixel outside the
+// shape (d >= r²), so that the disc of radius r around it lies in the shape. Nil when
+// there is no core pixel.
+//
+// It is a distance transform to the core, cut short. The core's box grown by r holds
+// every pixel within reach. The first phase caps column distances just above r, as
+// nothing farther counts (and then a byte holds them). And the second phase runs over
+// the runs of shape pixels alone, not over whole rows: from a core pixel c to a pixel p
+// within reach, the pixels of p's row up to c's column are nearer to c than p is, so
+// nearer than any pixel outside the shape, and are in it.
+func Opening(in []bool, d []int32, w, h int, r float64) []bool {
+	r2 := r * r
+	least := math.Ceil(r2) // distances are whole numbers
+	if !(least <= math.MaxInt32) {
+		return nil
+	}
+	t := int32(least)
+	x0, y0, x1, y1 := w, h, -1, -1
+	for y := 0; y < h; y++ {
+		row := d[y*w : (y+1)*w]
+		for x, v := range row {
+			if v >= t {
+				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), y
+				break
+			}
+		}
+		if y1 == y {
+			for x := w - 1; x > x1; x-- {
+				if row[x] >= t {
+					x1 = x
+					break
 				}
 			}
 		}
-		// Up; for the shape's own transform the outside below is one more target row
-		// (where the shape is not, the distance is 0 already).
-		last := d[(h-1)*w+lo : (h-1)*w+hi]
-		if !toSet {
-			for k := range last {
-				last[k] = min(last[k], 1)
+	}
+	if x1 < 0 {
+		return nil
+	}
+	grow := int(math.Ceil(r))
+	b := box{x0: max(0, x0-grow), y0: max(0, y0-grow), x1: min(w-1, x1+grow), y1: min(h-1, y1+grow), w: w}
+	out := make([]bool, w*h)
+	// A column distance above r is as good as infinite.
+	if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
+		opening(in, d, t, b, uint8(far), r2, out)
+	} else {
+		opening(in, d, t, b, int32(far), r2, out)
+	}
+	return out
+}
+
+// box is a rectangle of pixels, corners included, of an image w pixels wide.
+type box struct{ x0, y0, x1, y1, w int }
+
+// opening is Opening's work on box b, with column distances of type T capped at far.
+func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 float64, out []bool) {
+	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
+	g := make([]T, bw*bh)
+	_ = parallel.For(context.Background(), bw, 64, func(_, lo, hi int) {
+		for y := range bh {
+			row, drow := g[y*bw+lo:y*bw+hi], d[(y+b.y0)*w+b.x0+lo:(y+b.y0)*w+b.x0+hi]
+			drow = drow[:len(row)]
+			if y == 0 {
+				for k, v := range drow {
+					row[k] = far
+					if v >= t {
+						row[k] = 0
+					}
+				}
+				continue
+			}
+			above := g[(y-1)*bw+lo : (y-1)*bw+hi]
+			above = above[:len(row)]
+			for k, v := range drow {
+				row[k] = min(above[k]+1, far)
+				if v >= t {
+					row[k] = 0
+				}
 			}
 		}
-		for y := h - 2; y >= 0; y-- {
-			row, below := d[y*w+lo:y*w+hi], d[(y+1)*w+lo:(y+1)*w+hi]
-			for k := range row {
-				row[k] = min(row[k], below[k]+1)
+		for y := bh - 2; y >= 0; y-- {
+			row, below := g[y*bw+lo:y*bw+hi], g[(y+1)*bw+lo:(y+1)*bw+hi]
+			below = below[:len(row)]
+			for k, v := range row {
+				if b := below[k] + 1; v > b {
+					row[k] = b
+				}
 			}
 		}
 	})
-}
-
-// Within returns the pixels of the w x h mask in whose squared distance to the nearest
-// pixel of set is at most r2, for a set whose every pixel is at least sqrt(r2) from
-// every pixel of the image where in is false (Transform(in) >= r2 there), as the
-// centres of the discs of an opening are. Then from a set pixel c to a pixel p within reach, the row of p is in
-// the shape all the way from p to c's column (those pixels are nearer to c than p is,
-// so nearer than any pixel outside in), and the lower envelope of the second phase
-// runs over the runs of in alone, not over whole rows.
-func Within(set, in []bool, w, h int, r2 float64) []bool {
-	out := make([]bool, w*h)
-	if w <= 0 || h <= 0 {
-		return out
-	}
-	d := make([]int32, w*h)
-	columns(set, d, w, h, true)
-	workers := parallel.Workers(h, 16)
-	scratch := make([]rowScratch, workers)
-	for k := range scratch {
-		scratch[k] = rowScratch{g: make([]int64, w), s: make([]int, w), t: make([]int, w), out: make([]int32, w)}
-	}
-	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
+	scratch := newScratch(parallel.Workers(bh, 16), bw)
+	_ = parallel.For(context.Background(), bh, 16, func(worker, lo, hi int) {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
-			row, inRow := d[y*w:(y+1)*w], in[y*w:(y+1)*w]
-			for x := 0; x < w; {
+			inRow := in[(y+b.y0)*w+b.x0 : (y+b.y0)*w+b.x1+1]
+			gRow := g[y*bw : (y+1)*bw]
+			for x := 0; x < bw; {
 				if !inRow[x] {
 					x++
 					continue
 				}
 				a := x
-				for x < w && inRow[x] {
+				for x < bw && inRow[x] {
 					x++
 				}
-				for k, v := range row[a:x] {
+				for k, v := range gRow[a:x] {
 					sc.g[k] = int64(v) * int64(v)
 				}
 				run := sc.out[:x-a]
 				envelope(sc, x-a, run, 0)
+				o := out[(y+b.y0)*w+b.x0+a:]
 				for k, v := range run {
-					out[y*w+a+k] = float64(v) <= r2
+					o[k] = float64(v) <= r2
 				}
 			}
 		}
 	})
-	return out
 }
 
 // rowScratch is one worker's buffers for the second phase.
 type rowScratch struct {
-	g    []int64 // squared column distances of the row or run (padded)
+	g    []int64 // squared column distances of the run (padded)
 	s, t []int   // the envelope's parabola apexes and the start of each one's reign
-	out  []int32 // a run's distances (Within)
+	out  []int32 // a run's distances (Opening)
+}
+
+func newScratch(workers, n int) []rowScratch {
+	sc := make([]rowScratch, workers)
+	for k := range sc {
+		sc[k] = rowScratch{g: make([]int64, n), s: make([]int, n), t: make([]int, n), out: make([]int32, n)}
+	}
+	return sc
 }
 
 // envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where

@@ -50,22 +50,7 @@ func TestTransformEqualsTheDefinition(t *testing.T) {
 	}
 }
 
-func TestToSetIgnoresTheBorder(t *testing.T) {
-	set := make([]bool, 5*3)
-	set[1*5+1] = true
-	d := ToSet(set, 5, 3)
-	want := []int32{2, 1, 2, 5, 10, 1, 0, 1, 4, 9, 2, 1, 2, 5, 10}
-	for i := range want {
-		if d[i] != want[i] {
-			t.Fatalf("ToSet = %v, want %v", d, want)
-		}
-	}
-	if d := ToSet(make([]bool, 6), 2, 3); d[0] < 25 {
-		t.Errorf("distance to an empty set = %v, want at least (w+h)² = 25", d[0])
-	}
-}
-
-// bruteToSet is ToSet by definition.
+// bruteToSet is the squared distance to the nearest pixel of set, by definition.
 func bruteToSet(set []bool, w, h int) []int32 {
 	d := make([]int32, w*h)
 	for i := range d {
@@ -82,27 +67,7 @@ func bruteToSet(set []bool, w, h int) []int32 {
 	return d
 }
 
-func TestToSetEqualsTheDefinition(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	for _, tc := range []struct {
-		w, h int
-		fill float64
-	}{{1, 1, 1}, {9, 4, 0.1}, {23, 17, 0.02}, {64, 5, 0.01}, {5, 64, 0.05}, {300, 30, 0.001}} {
-		set := make([]bool, tc.w*tc.h)
-		set[r.IntN(len(set))] = true
-		for i := range set {
-			set[i] = set[i] || r.Float64() < tc.fill
-		}
-		got, want := ToSet(set, tc.w, tc.h), bruteToSet(set, tc.w, tc.h)
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("%dx%d: pixel (%d,%d) = %v, want %v", tc.w, tc.h, i%tc.w, i/tc.w, got[i], want[i])
-			}
-		}
-	}
-}
-
-func TestWithinEqualsTheDistanceToTheSet(t *testing.T) {
+func TestOpeningIsTheUnionOfTheDiscsThatFit(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, tc := range []struct {
 		name string
@@ -139,13 +104,24 @@ func TestWithinEqualsTheDistanceToTheSet(t *testing.T) {
 		if !any {
 			t.Fatalf("%s: no disc of radius %v fits; the case tests nothing", tc.name, tc.r)
 		}
-		got := Within(set, in, tc.w, tc.h, r2)
 		want := bruteToSet(set, tc.w, tc.h)
-		for i := range got {
-			if w := in[i] && float64(want[i]) <= r2; got[i] != w {
-				t.Fatalf("%s: pixel (%d,%d) within %v, want %v", tc.name, i%tc.w, i/tc.w, got[i], w)
+		check := func(how string, got []bool) {
+			t.Helper()
+			for i := range got {
+				if w := in[i] && float64(want[i]) <= r2; got[i] != w {
+					t.Fatalf("%s, %s: pixel (%d,%d) in the opening %v, want %v", tc.name, how, i%tc.w, i/tc.w, got[i], w)
+				}
 			}
 		}
+		check("Opening", Opening(in, d, tc.w, tc.h, tc.r))
+		// The wide distances used for radii over 253 pixels, on the whole image.
+		wide := make([]bool, len(in))
+		opening(in, d, int32(math.Ceil(r2)), box{0, 0, tc.w - 1, tc.h - 1, tc.w}, int32(math.Ceil(tc.r)+1), r2, wide)
+		check("int32 distances", wide)
+	}
+	in := make([]bool, 100)
+	if got := Opening(in, Transform(in, 10, 10), 10, 10, 1); got != nil {
+		t.Errorf("the opening of an empty image is %v, want nil", got)
 	}
 }
 

@@ -1,66 +1,19 @@
 // Package fill finds the solid areas of a drawing that are not lines, where a disc much
-// wider than the typical line fits (a morphological opening computed with two distance
-// transforms), and describes them as outlines or as hatching.
+// wider than the typical line fits (a morphological opening, package distance), and
+// describes them as outlines or as hatching.
 package fill
 
 import (
 	"math"
-	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 )
 
 // Blobs returns the parts of the w x h shape in (whose squared distance map is d) that
-// a disc of radius r fits in: the union of all such discs. Nil when there are none.
+// a disc of radius r fits in: the union of all such discs (the opening by the disc).
+// Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
-	r2 := r * r
-	// The core, where such a disc is centred (distances are whole numbers), and its
-	// bounding box.
-	least := math.Ceil(r2)
-	if least > math.MaxInt32 {
-		return nil
-	}
-	t := int32(least)
-	x0, y0, x1, y1 := w, h, -1, -1
-	for y := 0; y < h; y++ {
-		row := d[y*w : (y+1)*w]
-		for x, v := range row {
-			if v >= t {
-				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), y
-				break
-			}
-		}
-		if y1 == y {
-			for x := w - 1; x > x1; x-- {
-				if row[x] >= t {
-					x1 = x
-					break
-				}
-			}
-		}
-	}
-	if x1 < 0 {
-		return nil
-	}
-	// Pixels within r of the core lie in its box grown by r; the distance to the core
-	// is measured there only (the image's border is no core).
-	grow := int(math.Ceil(r))
-	x0, y0, x1, y1 = max(0, x0-grow), max(0, y0-grow), min(w-1, x1+grow), min(h-1, y1+grow)
-	cw, ch := x1-x0+1, y1-y0+1
-	core := make([]bool, cw*ch)
-	inBox := make([]bool, cw*ch)
-	for y := range ch {
-		for x, v := range d[(y+y0)*w+x0 : (y+y0)*w+x1+1] {
-			core[y*cw+x] = v >= t
-		}
-		copy(inBox[y*cw:(y+1)*cw], in[(y+y0)*w+x0:(y+y0)*w+x1+1])
-	}
-	near := distance.Within(core, inBox, cw, ch, r2)
-	out := make([]bool, len(in))
-	for y := range ch {
-		copy(out[(y+y0)*w+x0:(y+y0)*w+x1+1], near[y*cw:(y+1)*cw])
-	}
-	return out
+	return distance.Opening(in, d, w, h, r)
 }
 
 // Pt is a point of an outline, on pixel corners or crack midpoints.
@@ -174,14 +127,13 @@ func Hatch(b []bool, w, h int, spacing float64) [][2]Pt {
 	return out
 }
 
-// Remove clears from sk every pixel of the blob mask b, so no stroke runs through a
-// filled area.
+// Remove clears from sk, in place, every pixel of the blob mask b, so no stroke runs
+// through a filled area, and returns sk.
 func Remove(sk, b []bool) []bool {
-	out := slices.Clone(sk)
 	for i, v := range b {
 		if v {
-			out[i] = false
+			sk[i] = false
 		}
 	}
-	return out
+	return sk
 }
