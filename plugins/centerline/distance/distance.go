@@ -55,9 +55,7 @@ func Transform(in []bool, w, h int) []int32 {
 			row, below := d[y*w+lo:y*w+hi], d[(y+1)*w+lo:(y+1)*w+hi]
 			below = below[:len(row)]
 			for k, v := range row {
-				if b := below[k] + 1; v > b {
-					row[k] = b
-				}
+				row[k] = min(v, below[k]+1)
 			}
 		}
 	})
@@ -176,9 +174,7 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 			row, below := g[y*bw+lo:y*bw+hi], g[(y+1)*bw+lo:(y+1)*bw+hi]
 			below = below[:len(row)]
 			for k, v := range row {
-				if b := below[k] + 1; v > b {
-					row[k] = b
-				}
+				row[k] = min(v, below[k]+1)
 			}
 		}
 	})

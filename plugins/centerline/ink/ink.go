@@ -4,9 +4,12 @@
 package ink
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"math"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Mode is how the ink/paper threshold is chosen.
@@ -71,24 +74,26 @@ func Darkness(img *image.NRGBA) *Image { return overWhite(img, true) }
 func overWhite(img *image.NRGBA, luma bool) *Image {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	out := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		dst := out.Pix[y*w : (y+1)*w]
-		for x := range dst {
-			p := row[4*x : 4*x+4 : 4*x+4]
-			r, g, b, a := int(p[0]), int(p[1]), int(p[2]), int(p[3])
-			var l int
-			if luma {
-				l = (299*r + 587*g + 114*b + 500) / 1000
-			} else {
-				l = min(r, g, b)
+	_ = parallel.For(context.Background(), h, 32, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			dst := out.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				p := row[4*x : 4*x+4 : 4*x+4]
+				r, g, b, a := int(p[0]), int(p[1]), int(p[2]), int(p[3])
+				var l int
+				if luma {
+					l = (299*r + 587*g + 114*b + 500) / 1000
+				} else {
+					l = min(r, g, b)
+				}
+				if a != 255 {
+					l = (l*a + 255*(255-a) + 127) / 255
+				}
+				dst[x] = uint8(255 - l)
 			}
-			if a != 255 {
-				l = (l*a + 255*(255-a) + 127) / 255
-			}
-			dst[x] = uint8(255 - l)
 		}
-	}
+	})
 	return out
 }
 
@@ -126,10 +131,17 @@ func Threshold(g *Image, mode Mode, level float64) *Mask {
 	case Adaptive:
 		sauvola(g, m, 0.2)
 	default:
-		t := 255 - level
-		for i, v := range g.Pix {
-			m.Pix[i] = float64(v) > t
+		// Darkness is whole: above 255 - level means above its floor (and no level
+		// that is not a number makes anything ink).
+		tb := 255
+		if t := math.Floor(255 - level); t < 255 {
+			tb = int(max(t, -1))
 		}
+		_ = parallel.For(context.Background(), len(g.Pix), 1<<16, func(_, lo, hi int) {
+			for i, v := range g.Pix[lo:hi] {
+				m.Pix[lo+i] = int(v) > tb
+			}
+		})
 	}
 	return m
 }

@@ -8,6 +8,7 @@ package skeleton
 import (
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -79,10 +80,17 @@ func abs(v int) int {
 func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 	// The shape on a grid with a one-pixel empty frame, so that every pixel's eight
 	// neighbours are at fixed offsets.
+	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
+	// together without a branch per neighbour.
 	pw := w + 2
-	sk := make([]bool, pw*(h+2))
+	sk := make([]uint8, pw*(h+2))
 	for y := 0; y < h; y++ {
-		copy(sk[(y+1)*pw+1:(y+1)*pw+1+w], in[y*w:(y+1)*w])
+		dst := sk[(y+1)*pw+1 : (y+1)*pw+1+w]
+		for x, on := range in[y*w : (y+1)*w] {
+			if on {
+				dst[x] = 1
+			}
+		}
 	}
 	var off [8]int
 	for k, o := range ring {
@@ -93,13 +101,10 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 	order, layers := visitOrder(in, d, w)
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
 	config := func(q int) (c, n int) {
-		for k, o := range off {
-			if sk[q+o] {
-				c |= 1 << k
-				n++
-			}
-		}
-		return c, n
+		nb := sk[q-pw-1 : q+pw+2]
+		c = int(nb[pw+2]) | int(nb[2])<<1 | int(nb[1])<<2 | int(nb[0])<<3 |
+			int(nb[pw])<<4 | int(nb[2*pw])<<5 | int(nb[2*pw+1])<<6 | int(nb[2*pw+2])<<7
+		return c, bits.OnesCount8(uint8(c))
 	}
 	// ridgeEnd says whether pixel q may end a line: no neighbour in the shape is
 	// farther from the boundary by half a pixel or more. (Exact distances along a ridge
@@ -110,13 +115,12 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 		limit := math.Sqrt(float64(d[i])) + 0.5
 		limit *= limit
 		for k, o := range off {
-			if sk[q+o] && float64(d[i+ring[k][1]*w+ring[k][0]]) >= limit {
+			if sk[q+o] == 1 && float64(d[i+ring[k][1]*w+ring[k][0]]) >= limit {
 				return false
 			}
 		}
 		return true
 	}
-	layer := make([]int32, 0, 1024)
 	for li := 0; li+1 < len(layers); li++ {
 		start, end := layers[li], layers[li+1]
 		if li&0xff == 0 || end-start > 4096 {
@@ -124,14 +128,14 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 				return nil, err
 			}
 		}
-		layer = append(layer[:0], order[start:end]...)
+		layer := order[start:end] // the order is not needed again: compacted in place
 		for changed := true; changed; {
 			changed = false
 			keep := layer[:0]
 			for _, p := range layer {
 				c, n := config(int(p))
 				if simple[c] && (n >= 2 || !ridgeEnd(int(p))) {
-					sk[p] = false
+					sk[p] = 0
 					changed = true
 					continue
 				}
@@ -142,7 +146,10 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 	}
 	out := make([]bool, w*h)
 	for y := 0; y < h; y++ {
-		copy(out[y*w:(y+1)*w], sk[(y+1)*pw+1:(y+1)*pw+1+w])
+		dst := out[y*w : (y+1)*w]
+		for x, v := range sk[(y+1)*pw+1 : (y+1)*pw+1+w] {
+			dst[x] = v == 1
+		}
 	}
 	return out, nil
 }

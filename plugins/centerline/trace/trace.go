@@ -167,13 +167,15 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if blobs != nil {
 		sk = fill.Remove(sk, blobs)
 	}
+	// The ink level before the graph, so that the mask is no longer needed (nor kept)
+	// while the graph is built.
+	level := width.InkLevel(g, m, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
 	ss := graph.Build(sk, d, w, h, gopt)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	level := width.InkLevel(g, m, d)
 	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: 55}
 	// Strokes are measured and fitted each on its own, in parallel, and written in
 	// their order.
