@@ -222,6 +222,9 @@ func newScratch(workers, n int) []rowScratch {
 	return sc
 }
 
+// shortRun is the most columns envelope takes one by one rather than by the scan.
+const shortRun = 7
+
 // envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where
 // sc.g holds the n squared column distances, by Meijster's lower-envelope scan: the
 // apexes of the parabolas still on the envelope (s) and the first x each one is the
@@ -229,6 +232,17 @@ func newScratch(workers, n int) []rowScratch {
 func envelope(sc *rowScratch, n int, out []int32, pad int) {
 	g, s, t := sc.g, sc.s, sc.t
 	f := func(x, i int) int64 { return int64((x-i)*(x-i)) + g[i] }
+	if n <= shortRun {
+		// A few columns (a thin line's width): every parabola at every point.
+		for x := pad; x < n-pad; x++ {
+			best := f(x, 0)
+			for i := 1; i < n; i++ {
+				best = min(best, f(x, i))
+			}
+			out[x-pad] = int32(min(best, math.MaxInt32))
+		}
+		return
+	}
 	// sep is the first x at which the parabola at v is no higher than the one at u < v,
 	// less one: floor(((v²-u²) + g[v] - g[u]) / (2(v-u))).
 	sep := func(u, v int) int64 {

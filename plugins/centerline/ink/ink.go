@@ -79,12 +79,18 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			dst := out.Pix[y*w : (y+1)*w]
 			for x := range dst {
-				p := row[4*x : 4*x+4 : 4*x+4]
+				p := (*[4]uint8)(row[4*x:])
+				if p[3] == 0 {
+					continue // transparent: paper (dst is 0 already)
+				}
 				r, g, b, a := int(p[0]), int(p[1]), int(p[2]), int(p[3])
 				var l int
-				if luma {
+				switch {
+				case r == g && g == b:
+					l = r // grey: its luma and its darkest channel
+				case luma:
 					l = (299*r + 587*g + 114*b + 500) / 1000
-				} else {
+				default:
 					l = min(r, g, b)
 				}
 				if a != 255 {

@@ -87,9 +87,11 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 	for y := 0; y < h; y++ {
 		dst := sk[(y+1)*pw+1 : (y+1)*pw+1+w]
 		for x, on := range in[y*w : (y+1)*w] {
+			var v uint8
 			if on {
-				dst[x] = 1
+				v = 1
 			}
+			dst[x] = v
 		}
 	}
 	var off [8]int
@@ -157,56 +159,71 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 // visitOrder returns the shape's pixels (indices on the grid framed by one pixel, of
 // width w+2) in the order of their distance d, then of their index, and the bounds of
 // the runs of equal distance: run k is order[layers[k]:layers[k+1]]. Distances are
-// whole numbers, so a counting sort does it when they are not much more numerous than
-// the pixels; otherwise a sort of distance-and-index keys.
+// whole numbers no larger than the number of pixels in a true distance map, so a
+// counting sort does it, from one scan of the image; distances far beyond that fall
+// back to a sort of distance-and-index keys.
 func visitOrder(in []bool, d []int32, w int) (order []int32, layers []int) {
+	limit := int32(min(len(in)+1024, math.MaxInt32-1))
+	count := make([]int32, 0, 256)
+	var pix []int32 // the shape's pixels in index order
+	for i, on := range in {
+		if !on {
+			continue
+		}
+		v := d[i]
+		if v < 0 || v > limit {
+			return sortedOrder(in, d, w)
+		}
+		for int(v) >= len(count) {
+			count = append(count, 0)
+		}
+		count[v]++
+		pix = append(pix, int32(i))
+	}
+	// Starts of each distance's run; layers are the non-empty ones.
+	next := make([]int32, len(count))
+	var at int32
+	for v, c := range count {
+		next[v] = at
+		if c > 0 {
+			layers = append(layers, int(at))
+		}
+		at += c
+	}
+	layers = append(layers, len(pix))
+	order = make([]int32, len(pix))
+	pw := int32(w + 2)
+	y, rowEnd := int32(0), int32(w)
+	for _, i := range pix {
+		for i >= rowEnd {
+			y++
+			rowEnd += int32(w)
+		}
+		v := d[i]
+		order[next[v]] = i + 2*y + pw + 1 // (y+1)(w+2) + x + 1
+		next[v]++
+	}
+	return order, layers
+}
+
+// sortedOrder is visitOrder by a sort of distance-and-index keys.
+func sortedOrder(in []bool, d []int32, w int) (order []int32, layers []int) {
 	pw := w + 2
-	frame := func(i int) int32 { return int32((i/w+1)*pw + i%w + 1) }
-	n := 0
-	var top int32
+	var keys []uint64
 	for i, on := range in {
 		if on {
-			n++
-			top = max(top, d[i])
-		}
-	}
-	order = make([]int32, n)
-	if int(top) <= 2*n+1024 {
-		// Counting sort: a scan in index order keeps each distance's pixels in order.
-		next := make([]int32, int(top)+2)
-		for i, on := range in {
-			if on {
-				next[d[i]+1]++
-			}
-		}
-		for v := 1; v < len(next); v++ {
-			if next[v] > 0 {
-				layers = append(layers, int(next[v-1]))
-			}
-			next[v] += next[v-1]
-		}
-		layers = append(layers, n)
-		for i, on := range in {
-			if on {
-				order[next[d[i]]] = frame(i)
-				next[d[i]]++
-			}
-		}
-		return order, layers
-	}
-	keys := make([]uint64, 0, n)
-	for i, on := range in {
-		if on {
-			keys = append(keys, uint64(d[i])<<32|uint64(i))
+			keys = append(keys, uint64(uint32(d[i]))<<32|uint64(i))
 		}
 	}
 	slices.Sort(keys)
+	order = make([]int32, len(keys))
 	for k, key := range keys {
 		if k == 0 || key>>32 != keys[k-1]>>32 {
 			layers = append(layers, k)
 		}
-		order[k] = frame(int(uint32(key)))
+		i := int(uint32(key))
+		order[k] = int32((i/w+1)*pw + i%w + 1)
 	}
-	layers = append(layers, n)
+	layers = append(layers, len(keys))
 	return order, layers
 }
