@@ -84,23 +84,13 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 	// together without a branch per neighbour.
 	pw := w + 2
 	sk := make([]uint8, pw*(h+2))
-	for y := 0; y < h; y++ {
-		dst := sk[(y+1)*pw+1 : (y+1)*pw+1+w]
-		for x, on := range in[y*w : (y+1)*w] {
-			var v uint8
-			if on {
-				v = 1
-			}
-			dst[x] = v
-		}
-	}
 	var off [8]int
 	for k, o := range ring {
 		off[k] = o[1]*pw + o[0]
 	}
 	// Visit order: by distance, then by index, in layers of equal distance; pixels are
 	// named by their index on the framed grid.
-	order, layers := visitOrder(in, d, w)
+	order, layers := visitOrder(in, d, w, sk) // and sets sk
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
 	config := func(q int) (c, n int) {
 		nb := sk[q-pw-1 : q+pw+2]
@@ -160,25 +150,37 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 // width w+2) in the order of their distance d, then of their index, and the bounds of
 // the runs of equal distance: run k is order[layers[k]:layers[k+1]]. Distances are
 // whole numbers no larger than the number of pixels in a true distance map, so a
-// counting sort does it, from one scan of the image; distances far beyond that fall
-// back to a sort of distance-and-index keys.
-func visitOrder(in []bool, d []int32, w int) (order []int32, layers []int) {
+// counting sort does it in two scans of the image; distances far beyond that fall
+// back to a sort of distance-and-index keys. With framed not nil, the first scan also
+// sets framed's pixels of the shape (on the framed grid) to 1.
+func visitOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, layers []int) {
 	limit := int32(min(len(in)+1024, math.MaxInt32-1))
 	count := make([]int32, 0, 256)
-	var pix []int32 // the shape's pixels in index order
-	for i, on := range in {
-		if !on {
-			continue
+	pw := w + 2
+	n := 0
+	for y := 0; y*w < len(in); y++ {
+		row := in[y*w : (y+1)*w]
+		var dst []uint8
+		if framed != nil {
+			dst = framed[(y+1)*pw+1 : (y+1)*pw+1+w]
 		}
-		v := d[i]
-		if v < 0 || v > limit {
-			return sortedOrder(in, d, w)
+		for x, on := range row {
+			if !on {
+				continue
+			}
+			v := d[y*w+x]
+			if v < 0 || v > limit {
+				return sortedOrder(in, d, w, framed)
+			}
+			for int(v) >= len(count) {
+				count = append(count, 0)
+			}
+			count[v]++
+			n++
+			if dst != nil {
+				dst[x] = 1
+			}
 		}
-		for int(v) >= len(count) {
-			count = append(count, 0)
-		}
-		count[v]++
-		pix = append(pix, int32(i))
 	}
 	// Starts of each distance's run; layers are the non-empty ones.
 	next := make([]int32, len(count))
@@ -190,29 +192,32 @@ func visitOrder(in []bool, d []int32, w int) (order []int32, layers []int) {
 		}
 		at += c
 	}
-	layers = append(layers, len(pix))
-	order = make([]int32, len(pix))
-	pw := int32(w + 2)
-	y, rowEnd := int32(0), int32(w)
-	for _, i := range pix {
-		for i >= rowEnd {
-			y++
-			rowEnd += int32(w)
+	layers = append(layers, n)
+	order = make([]int32, n)
+	for y := 0; y*w < len(in); y++ {
+		row, drow := in[y*w:(y+1)*w], d[y*w:(y+1)*w]
+		base := int32((y+1)*pw + 1)
+		for x, on := range row {
+			if on {
+				v := drow[x]
+				order[next[v]] = base + int32(x)
+				next[v]++
+			}
 		}
-		v := d[i]
-		order[next[v]] = i + 2*y + pw + 1 // (y+1)(w+2) + x + 1
-		next[v]++
 	}
 	return order, layers
 }
 
 // sortedOrder is visitOrder by a sort of distance-and-index keys.
-func sortedOrder(in []bool, d []int32, w int) (order []int32, layers []int) {
+func sortedOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, layers []int) {
 	pw := w + 2
 	var keys []uint64
 	for i, on := range in {
 		if on {
 			keys = append(keys, uint64(uint32(d[i]))<<32|uint64(i))
+			if framed != nil {
+				framed[(i/w+1)*pw+i%w+1] = 1
+			}
 		}
 	}
 	slices.Sort(keys)

@@ -120,7 +120,16 @@ func TestVisitOrderIsByDistanceThenIndex(t *testing.T) {
 		for i, v := range tt.d {
 			in[i] = v > 0
 		}
-		order, layers := visitOrder(in, tt.d, w)
+		h := len(tt.d) / w
+		framed := make([]uint8, (w+2)*(h+2))
+		order, layers := visitOrder(in, tt.d, w, framed)
+		for q, v := range framed {
+			x, y := q%(w+2)-1, q/(w+2)-1
+			inside := x >= 0 && y >= 0 && x < w && y < h && in[y*w+x]
+			if (v == 1) != inside {
+				t.Errorf("%s: framed pixel (%d,%d) = %d, want the shape's", tt.name, x, y, v)
+			}
+		}
 		var want []int
 		for i, v := range tt.d {
 			if v > 0 {
