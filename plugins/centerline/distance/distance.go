@@ -230,34 +230,31 @@ const shortRun = 7
 // apexes of the parabolas still on the envelope (s) and the first x each one is the
 // lowest at (t), with sep the integer floor of their intersection.
 func envelope(sc *rowScratch, n int, out []int32, pad int) {
-	g, s, t := sc.g, sc.s, sc.t
-	f := func(x, i int) int64 { return int64((x-i)*(x-i)) + g[i] }
+	g := sc.g[:n]
 	if n <= shortRun {
 		// A few columns (a thin line's width): every parabola at every point.
 		for x := pad; x < n-pad; x++ {
-			best := f(x, 0)
-			for i := 1; i < n; i++ {
-				best = min(best, f(x, i))
+			best := int64(math.MaxInt64)
+			for i, gi := range g {
+				dx := x - i
+				best = min(best, int64(dx*dx)+gi)
 			}
 			out[x-pad] = int32(min(best, math.MaxInt32))
 		}
 		return
 	}
-	// sep is the first x at which the parabola at v is no higher than the one at u < v,
-	// less one: floor(((v²-u²) + g[v] - g[u]) / (2(v-u))).
-	sep := func(u, v int) int64 {
-		num := int64(v*v-u*u) + g[v] - g[u]
-		den := int64(2 * (v - u))
-		q := num / den
-		if num%den != 0 && num < 0 {
-			q--
-		}
-		return q
-	}
+	s, t := sc.s[:n], sc.t[:n]
 	q := 0
 	s[0], t[0] = 0, 0
 	for u := 1; u < n; u++ {
-		for q >= 0 && f(t[q], s[q]) > f(t[q], u) {
+		gu := g[u]
+		// Drop the parabolas that the one at u is below at the start of their reign.
+		for q >= 0 {
+			tq, sq := t[q], s[q]
+			a, b := tq-sq, tq-u
+			if int64(a*a)+g[sq] <= int64(b*b)+gu {
+				break
+			}
 			q--
 		}
 		if q < 0 {
@@ -265,16 +262,27 @@ func envelope(sc *rowScratch, n int, out []int32, pad int) {
 			s[0] = u
 			continue
 		}
-		x := 1 + sep(s[q], u)
-		if x < int64(n) {
+		// The first x at which the parabola at u is below the one at s[q]: one more than
+		// floor(((u²-s²) + g[u] - g[s]) / (2(u-s))).
+		sq := s[q]
+		num := int64(u*u-sq*sq) + gu - g[sq]
+		den := int64(2 * (u - sq))
+		var sep int64
+		if num >= 0 {
+			sep = num / den
+		} else {
+			sep = -((-num + den - 1) / den)
+		}
+		if x := 1 + sep; x < int64(n) {
 			q++
 			s[q] = u
 			t[q] = int(x)
 		}
 	}
-	for x := n - 1; x >= 0; x-- {
-		if x >= pad && x < n-pad {
-			out[x-pad] = int32(min(f(x, s[q]), math.MaxInt32))
+	for x := n - 1; x >= pad; x-- {
+		if x < n-pad {
+			dx := x - s[q]
+			out[x-pad] = int32(min(int64(dx*dx)+g[s[q]], math.MaxInt32))
 		}
 		if x == t[q] {
 			q--

@@ -5,6 +5,7 @@ package fill
 
 import (
 	"math"
+	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 )
@@ -27,30 +28,42 @@ func Outlines(b []bool, w, h int) [][]Pt {
 	// Directed boundary edges with the blob on the right (screen coordinates), keyed by
 	// start corner; corner id = y*(w+1)+x.
 	type crack struct{ x0, y0, x1, y1 int }
-	out := map[int][]int{}
 	var cracks []crack
-	add := func(c crack) {
-		out[c.y0*(w+1)+c.x0] = append(out[c.y0*(w+1)+c.x0], len(cracks))
-		cracks = append(cracks, c)
-	}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			if !b[y*w+x] {
 				continue
 			}
 			if !at(x, y-1) {
-				add(crack{x, y, x + 1, y})
+				cracks = append(cracks, crack{x, y, x + 1, y})
 			}
 			if !at(x+1, y) {
-				add(crack{x + 1, y, x + 1, y + 1})
+				cracks = append(cracks, crack{x + 1, y, x + 1, y + 1})
 			}
 			if !at(x, y+1) {
-				add(crack{x + 1, y + 1, x, y + 1})
+				cracks = append(cracks, crack{x + 1, y + 1, x, y + 1})
 			}
 			if !at(x-1, y) {
-				add(crack{x, y + 1, x, y})
+				cracks = append(cracks, crack{x, y + 1, x, y})
 			}
 		}
+	}
+	// The cracks leaving each corner, in the order they were found: crack numbers
+	// sorted by start corner, then number.
+	corner := func(x, y int) uint64 { return uint64(y)*uint64(w+1) + uint64(x) }
+	byStart := make([]uint64, len(cracks))
+	for k, c := range cracks {
+		byStart[k] = corner(c.x0, c.y0)<<32 | uint64(k)
+	}
+	slices.Sort(byStart)
+	leaving := func(x, y int) []uint64 {
+		key := corner(x, y) << 32
+		lo, _ := slices.BinarySearch(byStart, key)
+		hi := lo
+		for hi < len(byStart) && byStart[hi]>>32 == key>>32 {
+			hi++
+		}
+		return byStart[lo:hi]
 	}
 	used := make([]bool, len(cracks))
 	var polys [][]Pt
@@ -64,9 +77,9 @@ func Outlines(b []bool, w, h int) [][]Pt {
 			used[c] = true
 			k := cracks[c]
 			poly = append(poly, Pt{float64(k.x0+k.x1) / 2, float64(k.y0+k.y1) / 2})
-			next := out[k.y1*(w+1)+k.x1]
 			pick := -1
-			for _, n := range next {
+			for _, key := range leaving(k.x1, k.y1) {
+				n := int(uint32(key))
 				if used[n] && n != s {
 					continue
 				}
