@@ -82,3 +82,26 @@ func TestDarknessIsLumaOverWhite(t *testing.T) {
 		}
 	}
 }
+
+func TestBilinearInterpolatesBetweenPixelCentres(t *testing.T) {
+	// 3 x 2: darkness 0, 51, 102 / 153, 204, 255.
+	g := &Image{W: 3, H: 2, Pix: []uint8{0, 51, 102, 153, 204, 255}}
+	tests := []struct {
+		name string
+		x, y float64
+		want float64
+	}{
+		{"a pixel centre", 1.5, 0.5, 0.2},
+		{"between two centres across", 1, 0.5, 0.1},
+		{"between two centres down", 0.5, 1, 0.3},
+		{"between four centres", 2, 1, 0.6},
+		{"past the left border (paper outside)", 0, 0.5, 0},
+		{"past the bottom right corner", 3, 2, 0.25},
+		{"far outside", -5, 40, 0},
+	}
+	for _, tt := range tests {
+		if got := g.Bilinear(tt.x, tt.y); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: Bilinear(%v, %v) = %v, want %v", tt.name, tt.x, tt.y, got, tt.want)
+		}
+	}
+}
