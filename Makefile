@@ -15,7 +15,7 @@ PROTO_OUT := sdk/internal/tracev1
 # TEMPLATE is the example engine, a Go module of its own as a third party's engine is.
 TEMPLATE  := examples/engine-template
 
-.PHONY: build run test bench proto proto-check tools lint clean chromium fidelity-tools clienttools
+.PHONY: build run test bench proto proto-check tools lint clean chromium fidelity-tools clienttools npm
 
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -60,17 +60,39 @@ lint: tools
 	$(TOOLS)/staticcheck ./...
 	cd $(TEMPLATE) && $(GO) vet ./... && $(TOOLS)/staticcheck ./...
 
-# chromium installs Debian's Chromium for the browser test (host/web_test.go) when it is
-# missing, with sudo when not root, without the recommended desktop packages (print
-# dialogs, notification daemon) the headless test never uses. Outside CI a failed
-# install only skips that test.
+# chromium installs Debian's Chromium headless shell for the browser test
+# (host/web_test.go) when there is no Chromium, with sudo when not root, without the
+# recommended packages: the headless test needs no desktop parts (the full browser brings
+# 165 packages, the headless shell 104). Outside CI a failed install only skips that test.
 chromium:
-	@if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ]; then \
+	@if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ] && [ ! -x /usr/bin/chromium-headless-shell ]; then \
 		sudo=""; if [ "$$(id -u)" != 0 ]; then sudo="sudo"; fi; \
 		echo "installing Chromium for the browser test"; \
-		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } || \
+		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium-headless-shell; } || \
 		{ if [ -n "$$CI" ]; then echo "Chromium could not be installed"; exit 1; fi; \
 		  echo "Chromium could not be installed: the browser test will be skipped"; }; \
+	fi
+
+# npm: the machine's when it has one; otherwise npm $(NPM_VERSION) fetched from the npm
+# registry with the machine's Node.js, checked against the integrity the registry
+# publishes for it, unpacked into bin/tools/npm. A machine then needs Debian's nodejs
+# package only, not its npm package, which brings some 330 node-* packages (3m45s to
+# install on the CI machine against 17 s for nodejs). Outside CI a missing Node.js only
+# skips the tests that need npm's packages.
+NPM_VERSION   := 10.9.3
+NPM_INTEGRITY := sha512-6Eh1u5Q+kIVXeA8e7l2c/HpnFFcwrkt37xDMujD5be1gloWa9p6j3Fsv3mByXXmqJHy+2cElRMML8opNT7xIJQ==
+NPM           := $(if $(shell command -v npm 2>/dev/null),npm,node $(TOOLS)/npm/bin/npm-cli.js)
+npm:
+	@if ! command -v npm >/dev/null && [ ! -f $(TOOLS)/npm/bin/npm-cli.js ]; then \
+		if ! command -v node >/dev/null; then \
+			if [ -n "$$CI" ]; then echo "Node.js is not installed (apt-get install nodejs)"; exit 1; fi; \
+			echo "Node.js is not installed: the tests that need npm packages will be skipped"; exit 0; \
+		fi; \
+		echo "fetching npm $(NPM_VERSION) from the npm registry"; mkdir -p $(TOOLS)/npm && \
+		{ node scripts/fetch-checked.mjs https://registry.npmjs.org/npm/-/npm-$(NPM_VERSION).tgz $(NPM_INTEGRITY) $(TOOLS)/npm.tgz && \
+		  tar -xzf $(TOOLS)/npm.tgz -C $(TOOLS)/npm --strip-components=1 && rm $(TOOLS)/npm.tgz; } || \
+		{ rm -rf $(TOOLS)/npm $(TOOLS)/npm.tgz; if [ -n "$$CI" ]; then echo "npm could not be fetched"; exit 1; fi; \
+		  echo "npm could not be fetched: the tests that need npm packages will be skipped"; }; \
 	fi
 
 # fidelity-tools installs the real readers of the output-format fidelity tests
@@ -78,7 +100,7 @@ chromium:
 # reference SVG renderer) from npm into bin/tools/resvg. Outside CI a failed install only
 # skips those tests.
 RESVG_VERSION := 2.6.2
-fidelity-tools:
+fidelity-tools: npm
 	@if ! command -v gs >/dev/null || ! /usr/bin/python3 -c 'import ezdxf' 2>/dev/null; then \
 		sudo=""; if [ "$$(id -u)" != 0 ]; then sudo="sudo"; fi; \
 		echo "installing Ghostscript and ezdxf for the fidelity tests"; \
@@ -88,7 +110,7 @@ fidelity-tools:
 	fi
 	@if [ ! -d $(TOOLS)/resvg/node_modules/@resvg/resvg-js ]; then \
 		echo "installing resvg for the fidelity tests"; mkdir -p $(TOOLS)/resvg; \
-		(cd $(TOOLS)/resvg && npm install --no-audit --no-fund --silent @resvg/resvg-js@$(RESVG_VERSION)) || \
+		(cd $(TOOLS)/resvg && $(NPM) install --no-audit --no-fund --silent @resvg/resvg-js@$(RESVG_VERSION)) || \
 		{ if [ -n "$$CI" ]; then echo "resvg could not be installed"; exit 1; fi; \
 		  echo "resvg could not be installed: the fidelity tests will be skipped"; }; \
 	fi
@@ -96,11 +118,11 @@ fidelity-tools:
 # clienttools installs the client generators the OpenAPI document is tested with
 # (host/clients_test.go): oapi-codegen into bin/tools, openapi-typescript and TypeScript
 # from npm into bin/tools/node. Outside CI a failed install only skips that test.
-clienttools:
+clienttools: npm
 	@mkdir -p $(TOOLS)
 	@test -x $(TOOLS)/oapi-codegen || GOBIN=$(TOOLS) $(GO) install github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION)
 	@test -x $(TOOLS)/node/node_modules/.bin/openapi-typescript -a -x $(TOOLS)/node/node_modules/.bin/tsc || \
-		npm install --silent --no-audit --no-fund --prefix $(TOOLS)/node \
+		$(NPM) install --silent --no-audit --no-fund --prefix $(TOOLS)/node \
 			openapi-typescript@$(OPENAPI_TYPESCRIPT_VERSION) typescript@$(TYPESCRIPT_VERSION) || \
 		{ if [ -n "$$CI" ]; then echo "openapi-typescript could not be installed"; exit 1; fi; \
 		  echo "openapi-typescript could not be installed: the TypeScript client test will be skipped"; }

@@ -10,7 +10,8 @@ import (
 // TestPresetBestAnswersWithTheHigherScoringTrace checks, through the real host and the
 // bundled engines, that preset best answers with the trace that scores higher of the
 // image's two likeliest settings, that what it answers is what that preset alone traces,
-// and that a misspelt preset is refused naming best among the values.
+// that auto, in doubt about line art, answers the same, while it traces a flat logo
+// once, and that a misspelt preset is refused naming best among the values.
 func TestPresetBestAnswersWithTheHigherScoringTrace(t *testing.T) {
 	t.Parallel()
 	h := startHost(t, newPlugins(t, "tracecraft", "vtracer", "potrace"), t.TempDir(), "--workers", "2")
@@ -57,6 +58,20 @@ func TestPresetBestAnswersWithTheHigherScoringTrace(t *testing.T) {
 		if (i == 0 && p != want) || q["ssim"] != scores[p] {
 			t.Errorf("candidate %d = %v, want preset %s first and each with its own answer's ssim %v", i, m, want, scores)
 		}
+	}
+
+	// auto: line art is never unambiguous, so auto compares the same two settings and
+	// answers as best does; a flat logo of few colours is traced once, with no candidates.
+	auto := h.vectorize(img, `{"output":{"quality":true}}`)
+	if cands, _ := auto.json["candidates"].([]any); auto.json["preset"] != want || auto.json["svg"] != svgs[want] || len(cands) != 2 {
+		t.Errorf("auto answered preset %v after %d candidates, want %s's trace after 2", auto.json["preset"], len(cands), want)
+	}
+	logo, err := os.ReadFile(filepath.Join(corpusDir(), "logo", "simpleicons-github.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := h.vectorize(logo, `{}`); r.status != 200 || r.json["preset"] != "logo" || r.json["candidates"] != nil {
+		t.Errorf("auto on a flat logo: %s, want the logo preset traced once (no candidates)", r)
 	}
 
 	bad := h.vectorize(img, `{"preset":"bets"}`)

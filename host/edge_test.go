@@ -171,7 +171,7 @@ func TestAnswersAreCompressedWhenTheClientAcceptsIt(t *testing.T) {
 // and headers the API takes, answers name the origin and expose the service's headers.
 // Other origins get no permission; without the flag no origin does.
 func TestCORSOriginsFlag(t *testing.T) {
-	// Not parallel: it sets TRACECRAFT_CORS_ORIGINS for the hosts it starts (t.Setenv).
+	t.Parallel()
 	plugins := newPlugins(t, "testengine")
 	const app = "https://app.example.com"
 	preflight := func(h *host, origin string) reply {
@@ -182,10 +182,8 @@ func TestCORSOriginsFlag(t *testing.T) {
 		return do(t, req)
 	}
 	withFlag := startHost(t, plugins, "", "--cors-origins", app+", https://*.example.org")
-	t.Setenv("TRACECRAFT_CORS_ORIGINS", "*")
-	withEnv := startHost(t, plugins, "")
-	t.Setenv("TRACECRAFT_CORS_ORIGINS", "")
-	without := startHost(t, plugins, "")
+	withEnv := startHostWithEnv(t, []string{"TRACECRAFT_CORS_ORIGINS=*"}, plugins, "")
+	without := startHostWithEnv(t, []string{"TRACECRAFT_CORS_ORIGINS="}, plugins, "")
 
 	for _, tc := range []struct {
 		name   string

@@ -49,6 +49,7 @@ func logoPNG(t testing.TB, w, h int) []byte {
 }
 
 func TestOutputFormatsByAcceptAndSettings(t *testing.T) {
+	t.Parallel()
 	h := exportHost(t)
 	img := logoPNG(t, 90, 60)
 	magic := map[string]string{"svg": "<svg", "pdf": "%PDF-1.4", "eps": "%!PS-Adobe-3.0 EPSF-3.0", "png": "\x89PNG", "dxf": "0\nSECTION\n2\nHEADER"}
@@ -116,6 +117,7 @@ func TestOutputFormatsByAcceptAndSettings(t *testing.T) {
 }
 
 func TestAcceptThatNothingSatisfiesIs406(t *testing.T) {
+	t.Parallel()
 	h := exportHost(t)
 	img := logoPNG(t, 30, 20)
 	tests := []struct {
@@ -145,6 +147,7 @@ func TestAcceptThatNothingSatisfiesIs406(t *testing.T) {
 }
 
 func TestInvalidOutputSettingsListEveryProblem(t *testing.T) {
+	t.Parallel()
 	h := exportHost(t)
 	img := logoPNG(t, 30, 20)
 	tests := []struct {
@@ -169,6 +172,7 @@ func TestInvalidOutputSettingsListEveryProblem(t *testing.T) {
 }
 
 func TestOutputSizeSetsTheSVGsUnits(t *testing.T) {
+	t.Parallel()
 	h := exportHost(t)
 	img := logoPNG(t, 90, 60)
 	r := h.vectorize(img, `{"engine":"potrace","output":{"size":{"width":30,"unit":"mm"}}}`, "Accept", "image/svg+xml")
@@ -184,6 +188,7 @@ func TestOutputSizeSetsTheSVGsUnits(t *testing.T) {
 }
 
 func TestTraceCommandWritesTheFormatOfTheFileName(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	testbin.Install(t, testbin.Build(t, "./plugins/potrace"), dir, "potrace")
 	work := t.TempDir()

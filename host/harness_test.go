@@ -113,8 +113,24 @@ func spawnHost(t testing.TB, pluginsDir, dataDir string, flags ...string) *host 
 	return spawnHostBinary(t, hostBinary(t), pluginsDir, dataDir, flags...)
 }
 
+// startHostWithEnv is startHost with extra environment variables ("NAME=value") for the
+// host process only, so that a test of an environment variable can run in parallel
+// (t.Setenv would change the whole test process).
+func startHostWithEnv(t testing.TB, env []string, pluginsDir, dataDir string, flags ...string) *host {
+	t.Helper()
+	h := spawnHostProcess(t, hostBinary(t), env, pluginsDir, dataDir, flags...)
+	h.waitListening()
+	return h
+}
+
 // spawnHostBinary is spawnHost with another build of the host (a benchmark's baseline).
 func spawnHostBinary(t testing.TB, binary, pluginsDir, dataDir string, flags ...string) *host {
+	t.Helper()
+	return spawnHostProcess(t, binary, nil, pluginsDir, dataDir, flags...)
+}
+
+// spawnHostProcess starts binary as the host with extra environment variables env.
+func spawnHostProcess(t testing.TB, binary string, env []string, pluginsDir, dataDir string, flags ...string) *host {
 	t.Helper()
 	if dataDir == "" {
 		dataDir = t.TempDir()
@@ -122,6 +138,9 @@ func spawnHostBinary(t testing.TB, binary, pluginsDir, dataDir string, flags ...
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--plugins-dir", pluginsDir, "--data-dir", dataDir}, flags...)
 	h := &host{t: t, pluginsDir: pluginsDir, dataDir: dataDir, args: args, log: &logBuffer{}, exited: make(chan struct{})}
 	h.cmd = exec.Command(binary, args...)
+	if env != nil {
+		h.cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := h.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

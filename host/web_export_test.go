@@ -15,6 +15,7 @@ import (
 // EPS, DXF and PNG with the page's download buttons: each is fetched from the service in
 // its format and saved under the image's name.
 func TestWebPageDownloadsEveryFormat(t *testing.T) {
+	t.Parallel()
 	browser := chromium(t)
 	plugins := t.TempDir()
 	testbin.Install(t, testbin.Build(t, "./plugins/potrace"), plugins, "potrace")

@@ -31,7 +31,9 @@ import (
 
 // The browser test drives the web page at / in headless Chromium against the real
 // host and bundled engines. Chromium is $TRACECRAFT_CHROMIUM when set, otherwise
-// /usr/bin/chromium (Debian's package chromium) or chromium on the PATH; without it the
+// /usr/bin/chromium (Debian's package chromium), /usr/bin/chromium-headless-shell
+// (Debian's chromium-headless-shell, which make test installs: 104 packages against
+// chromium's 165) or one of them on the PATH; without it the
 // test is skipped, except under CI, where it fails. Screenshots go to $TRACECRAFT_ARTEFACTS/web when that is
 // set, otherwise to a temporary folder removed after the test; the test logs where.
 
@@ -50,8 +52,8 @@ func atoi(s string) int {
 // chromium returns the browser to drive, or skips (fails under CI) when there is none.
 func chromium(t *testing.T) string {
 	t.Helper()
-	candidates := []string{"/usr/bin/chromium"}
-	for _, name := range []string{"chromium", "chromium-browser"} {
+	candidates := []string{"/usr/bin/chromium", "/usr/bin/chromium-headless-shell"}
+	for _, name := range []string{"chromium", "chromium-browser", "chromium-headless-shell"} {
 		if p, err := exec.LookPath(name); err == nil {
 			candidates = append(candidates, p)
 		}
@@ -64,7 +66,7 @@ func chromium(t *testing.T) string {
 			return c
 		}
 	}
-	msg := fmt.Sprintf("Chromium is not installed: no %s (Debian: apt-get install -y chromium; or set TRACECRAFT_CHROMIUM)", strings.Join(candidates, ", "))
+	msg := fmt.Sprintf("Chromium is not installed: no %s (Debian: apt-get install -y chromium-headless-shell; or set TRACECRAFT_CHROMIUM)", strings.Join(candidates, ", "))
 	if os.Getenv("CI") != "" {
 		t.Fatal(msg)
 	}

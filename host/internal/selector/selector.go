@@ -31,8 +31,8 @@ func Presets() []settings.Preset {
 			Params: map[string]any{"colorPrecision": 8.0, "gradientStep": 14.0, "pathPrecision": 1.0}},
 		{Name: Poster, Engine: "tracecraft", Description: "illustrations and bold flat shapes: tracecraft with shapes stacked for editing and a tighter fit",
 			Params: map[string]any{"shapeStacking": "stacked", "tolerance": 0.4}},
-		{Name: Lineart, Engine: "potrace", Description: "sketches, engravings, text, monochrome art: potrace keeping corners sharp, with a local threshold for pages in uneven light; photographs of pages (smooth shading) go to vtracer in full colour precision",
-			Params: map[string]any{"alphaMax": 0.1, "thresholdMode": "auto"},
+		{Name: Lineart, Engine: "potrace", Description: "sketches, engravings, text, monochrome art: potrace keeping corners sharp, in the ink's own colour, with a local threshold for pages in uneven light; photographs of pages (smooth shading) go to vtracer in full colour precision",
+			Params: map[string]any{"alphaMax": 0.1, "thresholdMode": "auto", "ink": "image"},
 			Variants: []settings.Variant{{Name: Shaded, When: "a gray image with smooth shading (a photograph of a page or of a drawing): black and white cannot hold its paper's shades",
 				Engine: "vtracer", Params: map[string]any{"colorPrecision": 8.0, "gradientStep": 14.0, "pathPrecision": 1.0, "filterSpeckle": 2.0}}}},
 	}
@@ -126,6 +126,50 @@ func Candidates(f map[string]float64) []settings.Choice {
 		out = append(out, settings.Choice{Category: c, Variant: Variant(c, f)})
 	}
 	return out
+}
+
+// Thresholds of Unambiguous: the regions of the measures where Choose's category alone
+// came within 0.005 SSIM of the best setting on every image of the design half of the
+// labelled set (issue 20), with room on both sides.
+const (
+	// flatFineColours: the 16 commonest colours at 6 bits per channel cover this much of
+	// flat art: no slow gradient, no texture to trace.
+	flatFineColours = 0.9
+	// photoTexture and photoFineColours: a photograph's grain or texture covers over
+	// half of its pixels off edges, and its colours spread so that the 16 commonest at 6
+	// bits cover less than this. Drawn art with smooth gradients has far less texture;
+	// small shaded icons as much, but with their colours gathered.
+	photoTexture     = 0.5
+	photoFineColours = 0.35
+)
+
+// Unambiguous reports whether the features f leave no doubt about Choose's category:
+// flat art with few colours (even at 6 bits per channel) for logo and poster, a
+// textured photograph with colours spread wide for photo. Line art is never
+// unambiguous: a glyph traced in black and white and the same glyph traced as colour
+// regions keeping its anti-aliasing each win on about half of the line art measured.
+// An engine measuring with an older sdk reports neither texture nor 6-bit colours, and
+// its images are ambiguous.
+func Unambiguous(f map[string]float64) bool {
+	switch Choose(f) {
+	case Logo, Poster:
+		return f[analysis.Top16FineShare] >= flatFineColours
+	case Photo:
+		return f[analysis.TextureShare] >= photoTexture && f[analysis.Top16FineShare] > 0 && f[analysis.Top16FineShare] < photoFineColours
+	}
+	return false
+}
+
+// AutoCandidates returns the settings auto traces an image with the features f with:
+// Choose's category alone when the measures are unambiguous; otherwise also its
+// runner-up (Candidates), traced at once, and the trace with the higher quality score
+// is kept, as preset best does. Duplicates of settings are the caller's to remove.
+func AutoCandidates(f map[string]float64) []settings.Choice {
+	c := Candidates(f)
+	if Unambiguous(f) || len(c) == 1 {
+		return c[:1]
+	}
+	return c
 }
 
 // Choose returns the preset category for an image's features (see package analysis).

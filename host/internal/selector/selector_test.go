@@ -119,3 +119,81 @@ func TestCandidatesStartWithChooseAndAddItsNeighbour(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoCandidates checks, on generated images measured by package analysis, that
+// auto traces a second setting exactly where the measures leave Choose in doubt.
+func TestAutoCandidates(t *testing.T) {
+	const w, h = 200, 160
+	paint := func(transparent bool, fn func(x, y int) (r, g, b uint8, in bool)) *image.NRGBA {
+		img := image.NewNRGBA(image.Rect(0, 0, w, h))
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				r, g, b, in := fn(x, y)
+				i := y*img.Stride + 4*x
+				if !in && transparent {
+					continue
+				}
+				if !in {
+					r, g, b = 255, 255, 255
+				}
+				img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = r, g, b, 255
+			}
+		}
+		return img
+	}
+	disc := func(x, y int) bool { return (x-100)*(x-100)+(y-80)*(y-80) < 60*60 }
+	rng := rand.New(rand.NewSource(3))
+	grain := func() uint8 { return uint8(rng.Intn(14)) }
+	for _, tt := range []struct {
+		name string
+		img  *image.NRGBA
+		want []string // categories, in order
+	}{
+		{"two-colour logo: logo alone", paint(false, func(x, y int) (uint8, uint8, uint8, bool) {
+			return 200, 20, 40, disc(x, y)
+		}), []string{Logo}},
+		{"filled gray glyph on a transparent canvas (an icon): logo alone", paint(true, func(x, y int) (uint8, uint8, uint8, bool) {
+			return 0x2e, 0x34, 0x36, disc(x, y) && !(x > 90 && x < 110)
+		}), []string{Logo}},
+		{"gray line drawing: line art, then the logo preset", paint(false, func(x, y int) (uint8, uint8, uint8, bool) {
+			return 0x2e, 0x34, 0x36, x%8 < 2 || y%10 < 2
+		}), []string{Lineart, Logo}},
+		{"grainy colour photograph: photo alone", paint(false, func(x, y int) (uint8, uint8, uint8, bool) {
+			return uint8(x) + grain(), uint8(y) + grain(), uint8(255-x) + grain(), true
+		}), []string{Photo}},
+		{"smooth drawn gradient behind a shape: poster, then photo", paint(false, func(x, y int) (uint8, uint8, uint8, bool) {
+			if disc(x, y) && x < 100 {
+				return 250, 200, 0, true
+			}
+			return uint8(x), uint8(y), 180, true
+		}), []string{Poster, Photo}},
+		{"gray photograph: photo, then line art (its shaded variant)", paint(false, func(x, y int) (uint8, uint8, uint8, bool) {
+			v := uint8(x/2+y/3) + grain()
+			return v, v, v, true
+		}), []string{Photo, Lineart, Poster}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range AutoCandidates(analysis.Measure(tt.img)) {
+				got = append(got, c.Category)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("AutoCandidates = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestUnambiguousNeedsTheNewMeasures: features from an engine built with an older sdk
+// (no texture, no 6-bit colours) are never unambiguous, so auto compares two traces
+// rather than trust a measure it lacks.
+func TestUnambiguousNeedsTheNewMeasures(t *testing.T) {
+	for _, f := range []map[string]float64{
+		{analysis.Top4Share: 1, analysis.GradientShare: 0.01},
+		{analysis.Top4Share: 0.1, analysis.Top16Share: 0.3, analysis.GradientShare: 0.8},
+	} {
+		if Unambiguous(f) || len(AutoCandidates(f)) < 2 {
+			t.Errorf("features %v: unambiguous %v, candidates %v; want two candidates", f, Unambiguous(f), AutoCandidates(f))
+		}
+	}
+}

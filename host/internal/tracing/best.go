@@ -60,11 +60,14 @@ func sameSettings(a, b settings.Resolved) bool {
 	return a.Engine == b.Engine && maps.EqualFunc(a.Params, b.Params, func(x, y any) bool { return fmt.Sprint(x) == fmt.Sprint(y) })
 }
 
-// runBest traces the image with the selector's candidates (preset best): the first on
+// runBest traces the image with the candidates pick gives for its features
+// (selector.Candidates for preset best, selector.AutoCandidates for auto): the first on
 // the engine that measured it, the runner-up at once on another process, within the
 // time budget; scores each against the image (package fidelity, as output.quality) and
-// keeps the one with the higher SSIM, the smaller SVG on a tie.
-func (s *Service) runBest(ctx context.Context, job Job) (best, error) {
+// keeps the one with the higher SSIM, the smaller SVG on a tie. With one distinct
+// setting it is scored only when scoreAlone is set (preset best answers with the score
+// and its one candidate; auto then traces as any preset does).
+func (s *Service) runBest(ctx context.Context, job Job, pick func(map[string]float64) []settings.Choice, scoreAlone bool) (best, error) {
 	image, file, set, cat := job.Image, job.File, job.Settings, job.Catalog
 	start := time.Now()
 	type traced struct {
@@ -80,7 +83,7 @@ func (s *Service) runBest(ctx context.Context, job Job) (best, error) {
 	b.a, b.out, err = s.Engines.AnalyzeAndTrace(ctx, selector.LikelyEngines(image, job.Info),
 		pluginhost.AnalyzeRequest{Image: image, File: file, MaxPixels: s.MaxPixels},
 		func(a pluginhost.Analysis) (string, pluginhost.TraceRequest, error) {
-			for _, c := range selector.Candidates(a.Features) {
+			for _, c := range pick(a.Features) {
 				r, err := settings.Resolve(set, cat, c)
 				if err != nil {
 					if len(cands) == 0 {
@@ -105,6 +108,10 @@ func (s *Service) runBest(ctx context.Context, job Job) (best, error) {
 			return cands[0].Engine, pluginhost.TraceRequest{Image: image, File: file, Params: cands[0].Params, MaxPixels: s.MaxPixels}, nil
 		})
 	if len(cands) == 0 {
+		return b, err
+	}
+	if len(cands) == 1 && !scoreAlone {
+		b.r = cands[0]
 		return b, err
 	}
 	// The first trace is decoded against and scored while the runner-up still runs.

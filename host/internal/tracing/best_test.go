@@ -49,6 +49,8 @@ const (
 type bestEngines struct {
 	fakeEngines
 	slow map[string]func(ctx context.Context) (engines.Result, error)
+	// features, when set, are what the image measures instead of a flat logo's.
+	features map[string]float64
 }
 
 func (f *bestEngines) Trace(ctx context.Context, name string, req pluginhost.TraceRequest) (engines.Result, error) {
@@ -65,6 +67,9 @@ func (f *bestEngines) Trace(ctx context.Context, name string, req pluginhost.Tra
 
 func (f *bestEngines) AnalyzeAndTrace(ctx context.Context, prefer []string, image pluginhost.AnalyzeRequest, choose engines.Chooser) (pluginhost.Analysis, engines.Result, error) {
 	a := pluginhost.Analysis{Features: map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1}}
+	if f.features != nil {
+		a.Features = f.features
+	}
 	name, req, err := choose(a)
 	if err != nil {
 		return a, engines.Result{}, err
@@ -153,5 +158,44 @@ func TestBestTracesDuplicateSettingsOnce(t *testing.T) {
 	}
 	if len(res.Tried) != 2 || res.Tried[0].Preset != selector.Logo || res.Tried[1].Preset != selector.Photo {
 		t.Errorf("tried %+v, want logo then photo (poster's settings are logo's)", res.Tried)
+	}
+}
+
+// TestAutoTracesTheRunnerUpOnlyWhenInDoubt checks that auto traces an image whose
+// measures are ambiguous with the selector's choice and its runner-up and keeps the one
+// scoring higher, as best does, and traces an unambiguous one once, unscored.
+func TestAutoTracesTheRunnerUpOnlyWhenInDoubt(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		features   map[string]float64
+		wantPreset string
+		wantSVG    string
+		wantTried  int
+	}{
+		{"a flat logo measured without 6-bit colours (an older sdk): in doubt",
+			map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1}, selector.Poster, faithfulSVG, 2},
+		{"a flat logo of few colours even at 6 bits: no doubt",
+			map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1, analysis.Top16FineShare: 1}, selector.Logo, blankSVG, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newService(t, &bestEngines{features: tt.features}, 1<<20, &fakeLedger{})
+			s.Presets = []settings.Preset{
+				{Name: selector.Logo, Engine: "fake", Params: map[string]any{"color": "blue"}},
+				{Name: selector.Poster, Engine: "fake", Params: map[string]any{"color": "red"}},
+				{Name: selector.Photo, Engine: "fake", Params: map[string]any{"color": "red"}},
+			}
+			job := jobOf(t, s, `{}`)
+			job.Image, job.Info = halfBlack(t), imagecheck.Info{Format: "png", Width: 16, Height: 16}
+			res, err := s.Run(context.Background(), job)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if res.Preset != tt.wantPreset || string(res.SVG) != tt.wantSVG || len(res.Tried) != tt.wantTried {
+				t.Errorf("kept preset %q with %s after trying %d, want %q with %s after %d", res.Preset, res.SVG, len(res.Tried), tt.wantPreset, tt.wantSVG, tt.wantTried)
+			}
+			if (tt.wantTried == 0) != (res.Quality == nil) {
+				t.Errorf("quality %v: want a score exactly when two settings were compared", res.Quality)
+			}
+		})
 	}
 }

@@ -148,9 +148,15 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	var r settings.Resolved
 	var out engines.Result
 	switch {
-	case set.Preset == settings.Best:
+	case set.Preset == settings.Best, set.Preset == settings.Auto && set.NeedsAnalysis():
+		// auto traces with a second setting only when the image's measures leave the
+		// choice in doubt (selector.AutoCandidates); best always does.
+		pick, alone := selector.Candidates, true
+		if set.Preset == settings.Auto {
+			pick, alone = selector.AutoCandidates, false
+		}
 		var b best
-		b, err = s.runBest(ctx, job)
+		b, err = s.runBest(ctx, job, pick, alone)
 		r, out, res.Quality, res.Tried = b.r, b.out, b.score, b.tried
 		res.Analyze = b.a.Took - b.a.Decode
 		res.Decode = b.a.Decode

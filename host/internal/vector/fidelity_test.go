@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,30 +116,63 @@ func traceAll(corpus string) ([]traced, string) {
 	paths, _ := filepath.Glob(filepath.Join(corpus, "*", "*.png"))
 	sort.Strings(paths)
 	all := os.Getenv("TRACECRAFT_FIDELITY") == "all"
-	seen := map[string]bool{}
-	var out []traced
-	for _, p := range paths {
-		cat := filepath.Base(filepath.Dir(p))
-		full := all || !seen[cat]
-		seen[cat] = true
-		img, err := loadPNG(p)
-		if err != nil {
-			return nil, err.Error()
-		}
-		name := filepath.Base(filepath.Dir(p)) + "/" + strings.TrimSuffix(filepath.Base(p), ".png")
-		for _, e := range []struct {
-			name  string
-			trace func(*image.NRGBA) ([]byte, error)
-		}{
+	// An engine serves one trace at a time: each worker has its own.
+	type engine struct {
+		name  string
+		trace func(*image.NRGBA) ([]byte, error)
+	}
+	newEngines := func() []engine {
+		return []engine{
 			{"tracecraft", tracer(tracecraft.New())},
 			{"vtracer", tracer(vtracer.New())},
 			{"potrace", tracer(potrace.New())},
-		} {
-			svg, err := e.trace(img)
-			if err != nil {
-				return nil, fmt.Sprintf("%s on %s: %v", e.name, name, err)
+		}
+	}
+	engines := newEngines()
+	seen := map[string]bool{}
+	out := make([]traced, len(paths)*len(engines))
+	for i, p := range paths {
+		cat := filepath.Base(filepath.Dir(p))
+		full := all || !seen[cat]
+		seen[cat] = true
+		for k, e := range engines {
+			out[i*len(engines)+k] = traced{engine: e.name, name: cat + "/" + strings.TrimSuffix(filepath.Base(p), ".png"), full: full}
+		}
+	}
+	// The traces are independent: they run on every core, each into its own slot.
+	errs := make([]string, len(paths))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			engines := newEngines()
+			for i := range next {
+				img, err := loadPNG(paths[i])
+				if err != nil {
+					errs[i] = err.Error()
+					continue
+				}
+				for k, e := range engines {
+					it := &out[i*len(engines)+k]
+					it.w, it.h = img.Bounds().Dx(), img.Bounds().Dy()
+					if it.svg, err = e.trace(img); err != nil {
+						errs[i] = fmt.Sprintf("%s on %s: %v", e.name, it.name, err)
+						break
+					}
+				}
 			}
-			out = append(out, traced{e.name, name, svg, img.Bounds().Dx(), img.Bounds().Dy(), full})
+		}()
+	}
+	for i := range paths {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, e := range errs {
+		if e != "" {
+			return nil, e
 		}
 	}
 	return out, ""
@@ -176,6 +210,7 @@ func tracerWith[P any](e sdk.Engine[P], settings map[string]any) func(*image.NRG
 }
 
 func TestFormatsRenderLikeTheSVG(t *testing.T) {
+	t.Parallel()
 	modules := testbin.ResvgModules(t)
 	gs, gsErr := exec.LookPath("gs")
 	dir := t.TempDir()
@@ -227,40 +262,33 @@ func TestFormatsRenderLikeTheSVG(t *testing.T) {
 	for _, f := range formats {
 		worst[f] = 1
 	}
+	// Each trace's checks are independent (files of their own): they run as parallel
+	// subtests, at most -parallel at once, and the table is put together after.
+	scores := make([]map[string]float64, len(items))
+	t.Run("each", func(t *testing.T) {
+		for i, it := range items {
+			t.Run(it.engine+"/"+it.name, func(t *testing.T) {
+				t.Parallel()
+				scores[i] = formatSSIM(t, gs, gsErr == nil, base(i), it, keep != "")
+			})
+		}
+	})
 	for i, it := range items {
-		b := base(i)
-		ref := readPNG(t, b+".resvg.png")
-		doc, err := vector.Parse(it.svg)
-		if err != nil {
-			t.Fatalf("%s %s: %v", it.engine, it.name, err)
+		if scores[i] == nil {
+			continue // its subtest failed
 		}
-		ssim := map[string]float64{}
-		if gsErr == nil {
-			pageSSIM(t, gs, b, doc, ref, it.w, it.h, it.full, ssim)
-		}
-		var pngData bytes.Buffer
-		if err := vector.WritePNG(context.Background(), &pngData, doc, it.w, it.h); err != nil {
-			t.Fatal(err)
-		}
-		if keep != "" {
-			os.WriteFile(b+".png", pngData.Bytes(), 0o644)
-		}
-		decoded, err := png.Decode(bytes.NewReader(pngData.Bytes()))
-		if err != nil {
-			t.Fatalf("%s %s: our PNG does not decode: %v", it.engine, it.name, err)
-		}
-		ssim["png"] = compare(t, ref, decoded)
 		row := "| " + it.engine + " | " + it.name + " |"
 		for _, f := range formats {
-			if math.IsNaN(ssim[f]) {
+			ssim := scores[i][f]
+			if math.IsNaN(ssim) {
 				row += " – |"
 				continue
 			}
-			worst[f] = math.Min(worst[f], ssim[f])
-			if ssim[f] < MinSSIM {
-				t.Errorf("%s %s as %s: SSIM %.4f against resvg, want at least %g", it.engine, it.name, f, ssim[f], MinSSIM)
+			worst[f] = math.Min(worst[f], ssim)
+			if ssim < MinSSIM {
+				t.Errorf("%s %s as %s: SSIM %.4f against resvg, want at least %g", it.engine, it.name, f, ssim, MinSSIM)
 			}
-			row += fmt.Sprintf(" %.4f |", ssim[f])
+			row += fmt.Sprintf(" %.4f |", ssim)
 		}
 		table = append(table, row)
 	}
@@ -273,6 +301,34 @@ func TestFormatsRenderLikeTheSVG(t *testing.T) {
 	if gsErr != nil {
 		testbin.Missing(t, "gs is not installed (make fidelity-tools installs it): PDF and EPS were not checked")
 	}
+}
+
+// formatSSIM scores one trace's PNG, and its PDF and EPS when withGS, against resvg's
+// render at base.resvg.png, keyed by format as the table's columns are; it keeps our
+// PNG at base.png when keep.
+func formatSSIM(t *testing.T, gs string, withGS bool, base string, it traced, keep bool) map[string]float64 {
+	ref := readPNG(t, base+".resvg.png")
+	doc, err := vector.Parse(it.svg)
+	if err != nil {
+		t.Fatalf("%s %s: %v", it.engine, it.name, err)
+	}
+	ssim := map[string]float64{}
+	if withGS {
+		pageSSIM(t, gs, base, doc, ref, it.w, it.h, it.full, ssim)
+	}
+	var pngData bytes.Buffer
+	if err := vector.WritePNG(context.Background(), &pngData, doc, it.w, it.h); err != nil {
+		t.Fatal(err)
+	}
+	if keep {
+		os.WriteFile(base+".png", pngData.Bytes(), 0o644)
+	}
+	decoded, err := png.Decode(bytes.NewReader(pngData.Bytes()))
+	if err != nil {
+		t.Fatalf("%s %s: our PNG does not decode: %v", it.engine, it.name, err)
+	}
+	ssim["png"] = compare(t, ref, decoded)
+	return ssim
 }
 
 // pageSSIM writes the document as PDF and EPS files at base.pdf and base.eps, a w x h
@@ -416,6 +472,7 @@ func needEzdxf(t *testing.T) {
 // point where the SVG's segments end found, in order, among the polyline's vertices
 // within 0.01 units.
 func TestDXFReadsBackLikeTheSVG(t *testing.T) {
+	t.Parallel()
 	needEzdxf(t)
 	dir := t.TempDir()
 	var table []string
@@ -536,6 +593,7 @@ func TestDXFReadsBackLikeTheSVG(t *testing.T) {
 // readers: Ghostscript's page (rendered at a known resolution), the PNG's pixels, the
 // DXF's $INSUNITS and extents read by ezdxf.
 func TestReadersMeasureTheSize(t *testing.T) {
+	t.Parallel()
 	gs := tool(t, "gs")
 	needEzdxf(t)
 	dir := t.TempDir()
@@ -602,6 +660,7 @@ func TestReadersMeasureTheSize(t *testing.T) {
 // blue square over a black one and over the white page: PostScript has no
 // transparency, so the writer flattens it, and each part must show the blend.
 func TestEPSFlattensTranslucency(t *testing.T) {
+	t.Parallel()
 	gs := tool(t, "gs")
 	doc, err := vector.Parse([]byte(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 30 10">` +
 		`<path fill="#000" d="M0 0H20V10H0Z"/><path fill="#00f" fill-opacity=".5" d="M10 0H30V10H10Z"/></svg>`))

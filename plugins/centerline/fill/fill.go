@@ -14,7 +14,89 @@ import (
 // a disc of radius r fits in: the union of all such discs (the opening by the disc).
 // Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
-	return distance.Opening(in, d, w, h, r)
+	out := distance.Opening(in, d, w, h, r)
+	if out == nil || !dropThin(out, d, r*r, w, h) {
+		return nil
+	}
+	return out
+}
+
+// MinCoreShare is the share of a solid area's pixels that must lie in its core (where
+// the disc fits) for it to be a filled area: a line just wider than the limit is all
+// rim, with a core a pixel or two wide along its middle, and is traced as a stroke.
+const MinCoreShare = 0.2
+
+// dropThin clears the 8-connected parts of b whose core share (pixels whose squared
+// distance d is at least r2) is below MinCoreShare, and says whether anything is left.
+// The parts are found as runs of b joined across rows (union-find), so each pixel is
+// read once.
+func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
+	type run struct{ y, x0, x1 int } // b's pixels x0 <= x < x1 of row y
+	var runs []run
+	rowStart := make([]int, h+1)
+	for y := 0; y < h; y++ {
+		rowStart[y] = len(runs)
+		row := b[y*w : (y+1)*w]
+		for x := 0; x < w; {
+			if !row[x] {
+				x++
+				continue
+			}
+			x0 := x
+			for x < w && row[x] {
+				x++
+			}
+			runs = append(runs, run{y, x0, x})
+		}
+	}
+	rowStart[h] = len(runs)
+	parent := make([]int32, len(runs))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	// Runs of neighbouring rows touch (8-connected) where their spans, one widened by a
+	// pixel each side, overlap.
+	for y := 1; y < h; y++ {
+		up, upEnd := rowStart[y-1], rowStart[y]
+		for c := rowStart[y]; c < rowStart[y+1]; c++ {
+			for up < upEnd && runs[up].x1 < runs[c].x0 {
+				up++
+			}
+			for a := up; a < upEnd && runs[a].x0 <= runs[c].x1; a++ {
+				if ra, rc := find(int32(a)), find(int32(c)); ra != rc {
+					parent[max(ra, rc)] = min(ra, rc)
+				}
+			}
+		}
+	}
+	size := make([]int, len(runs))
+	inCore := make([]int, len(runs))
+	for i, r := range runs {
+		root := find(int32(i))
+		size[root] += r.x1 - r.x0
+		for _, v := range d[r.y*w+r.x0 : r.y*w+r.x1] {
+			if float64(v) >= r2 {
+				inCore[root]++
+			}
+		}
+	}
+	left := false
+	for i, r := range runs {
+		root := find(int32(i))
+		if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
+			clear(b[r.y*w+r.x0 : r.y*w+r.x1])
+			continue
+		}
+		left = true
+	}
+	return left
 }
 
 // Pt is a point of an outline, on pixel corners or crack midpoints.

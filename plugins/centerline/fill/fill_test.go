@@ -62,51 +62,31 @@ func TestOutlinesAndHatchOfABlock(t *testing.T) {
 	}
 }
 
-func TestBlobsAreTheUnionOfTheDiscsThatFit(t *testing.T) {
+// TestBlobsLeaveALineJustWiderThanTheLimit: a long band 12 px wide fits a disc of
+// radius 6 only along its middle two rows: it is a wide line, not a filled area,
+// while a 24 px band is all core and rim, and is one.
+func TestBlobsLeaveALineJustWiderThanTheLimit(t *testing.T) {
 	tests := []struct {
-		name   string
-		w, h   int
-		blocks [][4]int // x0, y0, x1, y1 (exclusive)
-		r      float64
+		name  string
+		width int
+		blob  bool
 	}{
-		{"a block in the middle", 50, 40, [][4]int{{10, 10, 30, 28}}, 5},
-		{"a block against the border", 40, 30, [][4]int{{0, 0, 18, 30}}, 6.5},
-		{"two blocks apart, a line between", 80, 30, [][4]int{{2, 2, 16, 16}, {60, 10, 78, 28}, {16, 8, 60, 10}}, 4},
-		{"a block the radius does not fit", 30, 30, [][4]int{{5, 5, 12, 12}}, 4},
+		{"a band 12 px wide is a line", 12, false},
+		{"a band 24 px wide is a filled area", 24, true},
 	}
 	for _, tt := range tests {
-		in := make([]bool, tt.w*tt.h)
-		for _, b := range tt.blocks {
-			for y := b[1]; y < b[3]; y++ {
-				for x := b[0]; x < b[2]; x++ {
-					in[y*tt.w+x] = true
+		t.Run(tt.name, func(t *testing.T) {
+			w, h := 120, tt.width+10
+			in := make([]bool, w*h)
+			for y := 5; y < 5+tt.width; y++ {
+				for x := 5; x < 115; x++ {
+					in[y*w+x] = true
 				}
 			}
-		}
-		d := distance.Transform(in, tt.w, tt.h)
-		got := Blobs(in, d, tt.w, tt.h, tt.r)
-		r2 := tt.r * tt.r
-		var core []int
-		for i, v := range d {
-			if float64(v) >= r2 {
-				core = append(core, i)
+			b := Blobs(in, distance.Transform(in, w, h), w, h, 6)
+			if got := b != nil; got != tt.blob {
+				t.Errorf("blobs found: %v, want %v", got, tt.blob)
 			}
-		}
-		if (got == nil) != (len(core) == 0) {
-			t.Fatalf("%s: blobs nil %v with %d core pixels", tt.name, got == nil, len(core))
-		}
-		for i := range in {
-			want := false
-			for _, c := range core {
-				dx, dy := float64(i%tt.w-c%tt.w), float64(i/tt.w-c/tt.w)
-				if in[i] && dx*dx+dy*dy <= r2 {
-					want = true
-					break
-				}
-			}
-			if got != nil && got[i] != want {
-				t.Fatalf("%s: pixel (%d,%d) blob %v, want %v", tt.name, i%tt.w, i/tt.w, got[i], want)
-			}
-		}
+		})
 	}
 }

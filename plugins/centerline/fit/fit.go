@@ -1,6 +1,7 @@
 // Package fit approximates a chain of points with straight lines and cubic Bézier
-// curves that stay within a tolerance of every point: corners are found first, then
-// each run between corners is fitted by least squares with chord-length parameters,
+// curves that stay within a tolerance of it: corners are found first, then each run
+// between corners is smoothed without shrinking (so the fit follows the line, not the
+// measuring noise along it) and fitted by least squares with chord-length parameters,
 // refined by Newton steps and split at the worst point while the error is too large
 // (after Schneider, "An algorithm for automatically fitting digitized curves", Graphics
 // Gems, 1990).
@@ -33,7 +34,8 @@ type Segment struct {
 
 // Options control the fit.
 type Options struct {
-	// Tolerance is the largest distance allowed between a point and the fitted curve.
+	// Tolerance is the largest distance allowed between a point, once smoothed, and
+	// the fitted curve.
 	Tolerance float64
 	// CornerAngle is the smallest turn, in degrees, that makes a corner.
 	CornerAngle float64
@@ -53,9 +55,40 @@ func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	corners := findCorners(pts, radius, o.CornerAngle)
 	var out []Segment
 	for i := 1; i < len(corners); i++ {
-		out = fitRun(pts[corners[i-1]:corners[i]+1], o.Tolerance, out)
+		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], smoothPasses), o.Tolerance, out)
 	}
 	return out
+}
+
+// smoothPasses is how many times smooth runs along a run: the measured centre still
+// wobbles by a fraction of a pixel from point to point, which a tight tolerance would
+// otherwise follow with extra segments.
+const smoothPasses = 5
+
+// smooth returns a copy of run smoothed without shrinking (Taubin, "A signal processing
+// approach to fair surface design", 1995): each pass moves every inner point by lambda
+// times the Laplacian (its neighbours' mean less itself), then by mu; the ends stay.
+func smooth(run []Vec, passes int) []Vec {
+	if len(run) < 3 || passes == 0 {
+		return run
+	}
+	const lambda, mu = 0.5, -0.53
+	a := append([]Vec(nil), run...)
+	b := make([]Vec, len(a))
+	step := func(f float64) {
+		b[0], b[len(a)-1] = a[0], a[len(a)-1]
+		for i := 1; i+1 < len(a); i++ {
+			lx := (a[i-1].X+a[i+1].X)/2 - a[i].X
+			ly := (a[i-1].Y+a[i+1].Y)/2 - a[i].Y
+			b[i] = Vec{a[i].X + f*lx, a[i].Y + f*ly}
+		}
+		a, b = b, a
+	}
+	for ; passes > 0; passes-- {
+		step(lambda)
+		step(mu)
+	}
+	return a
 }
 
 func dedupe(pts []Vec) []Vec {

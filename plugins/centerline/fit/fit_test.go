@@ -55,3 +55,50 @@ func TestFitStaysWithinTolerance(t *testing.T) {
 		}
 	}
 }
+
+// TestFitSmoothsAWobbleAndKeepsTheCurve fits a half circle of radius 30 sampled every
+// pixel whose points wobble off it by +-amp in turn (as measured centres do): the fit
+// takes no more segments than for the clean circle, and stays on the true circle (the
+// smoothing neither follows the wobble nor shrinks the curve).
+func TestFitSmoothsAWobbleAndKeepsTheCurve(t *testing.T) {
+	tests := []struct {
+		name string
+		amp  float64
+	}{
+		{"no wobble", 0},
+		{"a wobble of 0.2 px", 0.2},
+		{"a wobble of 0.35 px", 0.35},
+	}
+	const r = 30.0
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var pts []Vec
+			n := 94 // about a pixel apart
+			for i := 0; i <= n; i++ {
+				a := float64(i) / float64(n) * math.Pi
+				rr := r + tt.amp*float64(1-2*(i%2))
+				if i == 0 || i == n {
+					rr = r
+				}
+				pts = append(pts, Vec{50 + rr*math.Cos(a), 50 + rr*math.Sin(a)})
+			}
+			segs := Fit(pts, nil, false, Options{Tolerance: 0.25, CornerAngle: 55})
+			if len(segs) == 0 || len(segs) > 4 {
+				t.Errorf("%d segments, want 1..4", len(segs))
+			}
+			worst := 0.0
+			for _, s := range segs {
+				for k := 0; k <= 50; k++ {
+					q := bezier(s, float64(k)/50)
+					if s.Line {
+						q = s.P0.add(s.P3.sub(s.P0).mul(float64(k) / 50))
+					}
+					worst = math.Max(worst, math.Abs(q.dist(Vec{50, 50})-r))
+				}
+			}
+			if worst > 0.25 {
+				t.Errorf("the fit strays %.2f px from the circle, want at most 0.25", worst)
+			}
+		})
+	}
+}

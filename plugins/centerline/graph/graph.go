@@ -43,7 +43,10 @@ func dist(a, b Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
 type Options struct {
 	// SpurFactor: a branch from a junction to a free end is a spur, and removed, when
 	// it is shorter than SpurFactor times the line radius at the junction plus SpurSlack
-	// pixels.
+	// pixels, unless it is a stub: its end's disc reaches past the junction's by the
+	// junction's radius (and at least SpurSlack), or by SpurSlack with an end radius of
+	// at least 3/4 of the junction's (a line going on a little past a crossing ends
+	// round, at its own radius; a spur into a corner or bump tapers).
 	SpurFactor, SpurSlack float64
 	// JoinAngle is the largest change of direction, in degrees, at which two branches
 	// meeting at a junction continue each other.
@@ -275,8 +278,8 @@ func polyLength(pts []Point) float64 {
 }
 
 // prune removes spurs: edges from a junction to a free end shorter than the line's
-// radius at the junction (times SpurFactor, plus SpurSlack), shortest first, as long as
-// the junction still has three branches.
+// radius at the junction (times SpurFactor, plus SpurSlack) that are no stubs (see
+// Options), shortest first, as long as the junction still has three branches.
 func (g *work) prune() {
 	for pass := 0; pass < 4; pass++ {
 		type cand struct {
@@ -292,12 +295,18 @@ func (g *work) prune() {
 			if endA == endB {
 				continue
 			}
-			j := e.a
+			j, f := e.a, e.b
 			if endA {
-				j = e.b
+				j, f = e.b, e.a
 			}
 			l := polyLength(e.points)
-			if l < g.o.SpurFactor*g.nodes[j].r+g.o.SpurSlack {
+			rj := g.nodes[j].r
+			// How far the branch's ink reaches past the junction's disc: a stroke that
+			// goes on a little past a crossing reaches out by its own radius and more.
+			reach := l + g.nodes[f].r - rj
+			rf := g.nodes[f].r
+			stub := reach >= max(g.o.SpurSlack, rj) || (rf >= 0.75*rj && reach >= g.o.SpurSlack)
+			if l < g.o.SpurFactor*rj+g.o.SpurSlack && !stub {
 				cs = append(cs, cand{i, l})
 			}
 		}
@@ -430,6 +439,37 @@ func (g *work) direction(ee int) (float64, float64) {
 	return dx / l, dy / l
 }
 
+// JoinWidthRatio is the largest ratio of two branches' radii (plus half a pixel) at
+// which they may continue each other through a junction.
+const JoinWidthRatio = 1.5
+
+// radius returns the median line radius of edge end ee over the stretch direction
+// looks at, beyond the junction's radius.
+func (g *work) radius(ee int) float64 {
+	e := g.edges[ee/2]
+	pts := e.points
+	n := e.a
+	if ee%2 == 1 {
+		pts = reversed(pts)
+		n = e.b
+	}
+	r := g.nodes[n].r
+	s0, s1 := r, r+max(4, 2*r)
+	var rs []float64
+	var l float64
+	for i := 1; i < len(pts); i++ {
+		l += dist(pts[i-1], pts[i])
+		if l >= s0 && l <= s1 && !pts[i].Junction {
+			rs = append(rs, pts[i].R)
+		}
+	}
+	if len(rs) == 0 {
+		return r
+	}
+	slices.Sort(rs)
+	return rs[len(rs)/2]
+}
+
 func pointAt(pts []Point, s float64) Point {
 	for i := 1; i < len(pts); i++ {
 		l := dist(pts[i-1], pts[i])
@@ -467,13 +507,18 @@ func (g *work) join() []Stroke {
 		}
 		var cs []cand
 		dirs := make([][2]float64, len(ends))
+		radii := make([]float64, len(ends))
 		for i, e := range ends {
 			dirs[i][0], dirs[i][1] = g.direction(e)
+			radii[i] = g.radius(e)
 		}
 		for i := range ends {
 			for j := i + 1; j < len(ends); j++ {
 				c := -(dirs[i][0]*dirs[j][0] + dirs[i][1]*dirs[j][1])
-				if c >= cosMin {
+				// Lines of clearly different widths do not continue each other (a thin
+				// line crossing a thick one), however well they align.
+				hi, lo := max(radii[i], radii[j]), min(radii[i], radii[j])
+				if c >= cosMin && hi <= JoinWidthRatio*lo+0.5 {
 					cs = append(cs, cand{ends[i], ends[j], c})
 				}
 			}

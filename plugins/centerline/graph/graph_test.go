@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
@@ -104,5 +105,83 @@ func TestJoinGapsBridgesAlignedEnds(t *testing.T) {
 	o.JoinGaps = 3
 	if n := len(Build(sk, d, w, h, o)); n != 2 {
 		t.Errorf("with joinGaps 3 across a 5 px gap: %d strokes, want 2", n)
+	}
+}
+
+// TestPruneTellsAStubFromASpur crosses a thick vertical line (radius 5) with a thin
+// horizontal one and lets the vertical line go on 6 px past the crossing: as far as a
+// junction's radius and a bit, which is where spurs end too. With a round end there
+// (the end's radius is the line's) the stub is the line's own end and stays; tapering
+// to a point (radius 1, a corner's or a bump's spur) it goes.
+func TestPruneTellsAStubFromASpur(t *testing.T) {
+	tests := []struct {
+		name    string
+		tipR2   []int32 // squared radii of the stub's pixels, from its end inwards
+		wantTop float64 // the smallest y the vertical stroke reaches
+	}{
+		{"a round end is kept", []int32{25, 25, 25, 25, 25, 25}, 4.5},
+		{"a tapering spur goes", []int32{1, 4, 9, 16, 25, 25}, 10.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, h := 41, 32
+			sk := make([]bool, w*h)
+			d := make([]int32, w*h)
+			for x := 1; x < 40; x++ {
+				sk[10*w+x], d[10*w+x] = true, 1
+			}
+			for y := 4; y < 31; y++ {
+				sk[y*w+20], d[y*w+20] = true, 25
+				if y < 10 {
+					d[y*w+20] = tt.tipR2[y-4]
+				}
+			}
+			top := math.Inf(1)
+			for _, s := range Build(sk, d, w, h, DefaultOptions()) {
+				for _, p := range s.Points {
+					if p.X == 20.5 {
+						top = math.Min(top, p.Y)
+					}
+				}
+			}
+			if top != tt.wantTop {
+				t.Errorf("the vertical stroke reaches up to y %.1f, want %.1f", top, tt.wantTop)
+			}
+		})
+	}
+}
+
+// TestJoinLeavesLinesOfDifferentWidthsApart: a thin line (radius 1) meets a thick one
+// (radius 4) head on at a junction with a thin branch going down: however well the
+// two align, they are different lines and are not joined.
+func TestJoinLeavesLinesOfDifferentWidthsApart(t *testing.T) {
+	tests := []struct {
+		name    string
+		rightR2 int32
+		strokes int
+	}{
+		{"one width joins straight through", 1, 2},
+		{"a thin and a thick line stay apart", 16, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, h := 41, 30
+			sk := make([]bool, w*h)
+			d := make([]int32, w*h)
+			for x := 1; x < 40; x++ {
+				sk[5*w+x], d[5*w+x] = true, 1
+				if x > 20 {
+					d[5*w+x] = tt.rightR2
+				}
+			}
+			for y := 6; y < 29; y++ {
+				sk[y*w+20], d[y*w+20] = true, 1
+			}
+			o := DefaultOptions()
+			o.SpurSlack = 0
+			if n := len(Build(sk, d, w, h, o)); n != tt.strokes {
+				t.Errorf("%d strokes, want %d", n, tt.strokes)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package skeleton
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -162,5 +163,47 @@ func TestVisitOrderIsByDistanceThenIndex(t *testing.T) {
 				t.Errorf("%s: layers %d and %d share distance %d", tt.name, k, k+1, tt.d[got[a]])
 			}
 		}
+	}
+}
+
+// TestThinKeepsTheEndOfAnEvenBand thins vertical bands of even width with a round top
+// end: their two middle columns are equally deep, and the skeleton must still reach to
+// within about a radius of the end's centre instead of being eaten from the end.
+func TestThinKeepsTheEndOfAnEvenBand(t *testing.T) {
+	tests := []struct {
+		name  string
+		width int
+	}{
+		{"6 px", 6},
+		{"8 px", 8},
+		{"10 px", 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, h := tt.width+8, 80
+			r := float64(tt.width) / 2
+			cx, cy := float64(w)/2, 4+r // the end's centre
+			in := make([]bool, w*h)
+			for y := 0; y < h-4; y++ {
+				for x := 0; x < w; x++ {
+					px, py := float64(x)+0.5, float64(y)+0.5
+					dy := math.Max(0, cy-py)
+					in[y*w+x] = math.Hypot(px-cx, dy) <= r
+				}
+			}
+			sk, err := Thin(context.Background(), in, distance.Transform(in, w, h), w, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			top := h
+			for i, on := range sk {
+				if on {
+					top = min(top, i/w)
+				}
+			}
+			if got := float64(top) + 0.5; got > cy+r+1 {
+				t.Errorf("the skeleton starts at y %.1f, want at most %.1f (the end's centre %.1f plus a radius and a pixel)\n%s", got, cy+r+1, cy, show(sk, w))
+			}
+		})
 	}
 }

@@ -87,7 +87,7 @@ type Result struct {
 // blobFactor: an area is a filled blob, not a line, where a disc this many times the
 // typical line radius fits (and at least minBlobRadius pixels).
 const (
-	blobFactor    = 3
+	blobFactor    = 2
 	minBlobRadius = 6
 )
 
@@ -187,7 +187,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}); err != nil {
 		return grp, err
 	}
-	width.Snap(all)
+	width.Snap(all, g, level)
 	fitted := make([][]svgout.Stroke, len(ss))
 	if err := parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {

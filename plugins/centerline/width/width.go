@@ -158,7 +158,10 @@ func bridge(m *Measured, near []bool) {
 
 // Ends moves each free end of m (not at a junction) along the stroke's direction so
 // that the ink beyond it measures half the stroke's width wd, as it does past the
-// centre of a round end: the skeleton's end pixel is only within a pixel or so of it.
+// centre of a round end: the skeleton's end pixel is only within a pixel or so of it,
+// or up to a width short of it where thinning left a fork at the end and pruning took
+// both of its prongs. An end moves at most a width out or half a width (and a pixel)
+// in.
 func Ends(m *Measured, g *ink.Image, level, wd float64) {
 	n := len(m.Points)
 	if n < 2 || m.Closed {
@@ -193,7 +196,7 @@ func Ends(m *Measured, g *ink.Image, level, wd float64) {
 		// The ink's extent past p along the direction (starting a little inside).
 		const step = 0.25
 		var extent float64
-		for t := -1.0; t <= wd+3; t += step {
+		for t := -1.0; t <= 1.5*wd+3; t += step {
 			c := math.Min(1, g.Bilinear(p.X+t*ux, p.Y+t*uy)/level)
 			if t > 0.5 && c < 0.08 {
 				break
@@ -202,7 +205,7 @@ func Ends(m *Measured, g *ink.Image, level, wd float64) {
 		}
 		extent -= 1 // the part inside p
 		shift := extent - wd/2
-		if math.Abs(shift) > wd/2+1 {
+		if shift < -(wd/2+1) || shift > wd+1 {
 			continue
 		}
 		m.Points[end].X += shift * ux
@@ -256,8 +259,10 @@ func tangent(pts []graph.Point, i int, closed bool) (float64, float64) {
 }
 
 // Split cuts a stroke where its width changes by more than ratio (and a pixel) for a
-// stretch of at least minRun points, so each part can carry its own width. Parts share
-// their end points. A closed stroke is not split.
+// stretch of at least minRun points, so each part can carry its own width; each part
+// keeps at least minRun measured widths, and neighbouring parts whose median widths
+// do not differ so much are joined again. Parts share their end points. A closed
+// stroke is not split.
 func Split(m Measured, ratio float64, minRun int) []Measured {
 	n := len(m.Points)
 	if m.Closed || n < 2*minRun {
@@ -278,6 +283,15 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 			sm[i] = win[len(win)/2]
 		}
 	}
+	// known[i]: how many of the first i points have a measured width; each part must
+	// keep minRun of them, or its width would be a guess.
+	known := make([]int, n+1)
+	for i, w := range m.Widths {
+		known[i+1] = known[i]
+		if !math.IsNaN(w) {
+			known[i+1]++
+		}
+	}
 	var parts []Measured
 	start := 0
 	ref := math.NaN()
@@ -290,24 +304,55 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 			continue
 		}
 		hi, lo := math.Max(ref, sm[i]), math.Min(ref, sm[i])
-		if hi > lo*ratio && hi-lo > 1 && i-start >= minRun && n-i >= minRun {
+		if hi > lo*ratio && hi-lo > 1 && known[i+1]-known[start] >= minRun && known[n]-known[i] >= minRun {
 			parts = append(parts, Measured{Points: m.Points[start : i+1], Widths: m.Widths[start : i+1]})
 			start = i
 			ref = sm[i]
 		}
 	}
 	parts = append(parts, Measured{Points: m.Points[start:], Widths: m.Widths[start:]})
+	// A cut made at a local outlier (ink of a crossing line beside the stroke) leaves
+	// neighbours of about one width: join them again.
+	for k := 1; k < len(parts); {
+		a, b := parts[k-1].Median(math.NaN()), parts[k].Median(math.NaN())
+		hi, lo := math.Max(a, b), math.Min(a, b)
+		if hi > lo*ratio && hi-lo > 1 {
+			k++
+			continue
+		}
+		pa, pb := parts[k-1], parts[k]
+		parts[k-1] = Measured{
+			Points: append(slices.Clone(pa.Points), pb.Points[1:]...),
+			Widths: append(slices.Clone(pa.Widths), pb.Widths[1:]...),
+		}
+		parts = slices.Delete(parts, k, k+1)
+	}
 	return parts
 }
 
-// Snap moves each stroke end that stops at a junction onto the nearest centred point of
-// another stroke running through that junction (a T's stem onto its bar), within the
-// junction's radius and a pixel: the junction's own centre sits off the bar's centre
-// line, towards the stem.
-func Snap(ms []Measured) {
-	// The candidates, the inner points of every stroke (ends never move onto ends), in
-	// a grid of snapCell-pixel cells; only ends move, so the grid stays valid.
-	grid := newPointGrid(ms)
+// Snap places each stroke end that stops at a junction where the stroke's own line
+// meets another stroke running through that junction (a T's stem onto its bar): the
+// stem's direction is taken from its centred points starting a junction radius outside
+// the junction, where the ink is its own, and extended until it crosses the other
+// stroke's centre line within 1.5 junction radii and a pixel of the junction's centre.
+// The stem's points near the junction are put on the straight line to that point, if
+// it stays on ink (darkness at least half of level on g) and bends the stem by no more
+// than the junction's radius and a pixel. Otherwise the end moves onto the nearest
+// centred point of another stroke within the junction's radius and a pixel: the
+// junction's own centre sits off the bar's centre line, towards the stem.
+func Snap(ms []Measured, g *ink.Image, level float64) {
+	// Each stroke's bounding box, to skip the strokes far from a junction.
+	boxes := make([]box, len(ms))
+	bound := func(i int) {
+		b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for _, p := range ms[i].Points {
+			b = b.add(p.X, p.Y)
+		}
+		boxes[i] = b
+	}
+	for i := range ms {
+		bound(i)
+	}
 	for i := range ms {
 		m := &ms[i]
 		n := len(m.Points)
@@ -319,109 +364,160 @@ func Snap(ms []Measured) {
 			if !p.Junction {
 				continue
 			}
-			// The nearest inner point of another stroke closer than the radius and a
-			// pixel; of equally near ones, the first by stroke and then by point.
+			if extend(ms, boxes, i, end, g, level) {
+				bound(i)
+				continue
+			}
 			best := p.R + 1
-			bj, bk := -1, -1
-			grid.near(p.X, p.Y, best, func(j, k int) {
-				if j == i {
-					return
+			var bx, by float64
+			found := false
+			for j := range ms {
+				if j == i || !boxes[j].near(box{p.X, p.Y, p.X, p.Y}, best) {
+					continue
 				}
-				o := ms[j].Points[k]
-				d := math.Hypot(o.X-p.X, o.Y-p.Y)
-				if d < best || (d == best && bj >= 0 && (j < bj || j == bj && k < bk)) {
-					best, bj, bk = d, j, k
+				o := ms[j].Points
+				for k := 1; k+1 < len(o); k++ {
+					d := math.Hypot(o[k].X-p.X, o[k].Y-p.Y)
+					if d < best {
+						best, bx, by, found = d, o[k].X, o[k].Y, true
+					}
 				}
-			})
-			if bj >= 0 {
-				o := ms[bj].Points[bk]
-				m.Points[end].X, m.Points[end].Y = o.X, o.Y
+			}
+			if found {
+				m.Points[end].X, m.Points[end].Y = bx, by
+				bound(i)
 			}
 		}
 	}
 }
 
-// snapCell is the least side of pointGrid's cells, in pixels: about a junction's
-// radius.
-const snapCell = 4
-
-// pointGrid files the inner points of strokes by the grid cell they lie in.
-type pointGrid struct {
-	cell               float64
-	x0, y0, cols, rows int
-	start              []int32    // cell c's points are refs[start[c]:start[c+1]]
-	refs               [][2]int32 // stroke, point
-}
-
-func newPointGrid(ms []Measured) *pointGrid {
-	g := &pointGrid{cell: snapCell}
-	inner := func(yield func(j, k int) bool) {
-		for j := range ms {
-			pts := ms[j].Points
-			for k := 1; k+1 < len(pts); k++ {
-				if v := pts[k].X + pts[k].Y; !math.IsNaN(v) && !math.IsInf(v, 0) && !yield(j, k) {
-					return
-				}
+// extend moves end (0 or the last index) of stroke i of ms along the line through the
+// stroke's centred points next to the junction, onto the nearest crossing with another
+// stroke's centre line, and reports whether it found one.
+func extend(ms []Measured, boxes []box, i, end int, g *ink.Image, level float64) bool {
+	m := &ms[i]
+	n := len(m.Points)
+	step := 1
+	if end > 0 {
+		step = -1
+	}
+	// k0: the first centred point seen from the end, just outside the junction
+	// (nearJunction's reach); farther in, the stroke's own ink was not measured, and
+	// its shape is not to be replaced by a straight line.
+	p := m.Points[end]
+	k0 := end
+	var arc float64
+	for k0 >= 0 && k0 < n && math.IsNaN(m.Widths[k0]) {
+		if k0 != end {
+			arc += math.Hypot(m.Points[k0].X-m.Points[k0-step].X, m.Points[k0].Y-m.Points[k0-step].Y)
+		}
+		k0 += step
+	}
+	if k0 < 0 || k0 >= n || k0 == end || arc > 1.5*p.R+2 {
+		return false
+	}
+	// The direction: the chord over about two radii (at least 6 px) of centred points
+	// starting a junction radius beyond k0 (the skeleton bends towards the junction
+	// before it reaches it).
+	walk := func(from int, dist float64) (int, float64) {
+		k, l := from, 0.0
+		for l < dist {
+			next := k + step
+			if next < 0 || next >= n || math.IsNaN(m.Widths[next]) {
+				break
+			}
+			l += math.Hypot(m.Points[next].X-m.Points[k].X, m.Points[next].Y-m.Points[k].Y)
+			k = next
+		}
+		return k, l
+	}
+	ka, _ := walk(k0, p.R)
+	k1, l := walk(ka, math.Max(6, 2*p.R))
+	if l < 3 {
+		return false
+	}
+	o := m.Points[ka]
+	ux, uy := o.X-m.Points[k1].X, o.Y-m.Points[k1].Y
+	ul := math.Hypot(ux, uy)
+	if ul == 0 {
+		return false
+	}
+	ux, uy = ux/ul, uy/ul
+	// The crossing nearest o along the ray, no farther than the junction's centre plus
+	// its radius and two pixels.
+	limit := math.Hypot(p.X-o.X, p.Y-o.Y) + p.R + 2
+	ray := box{o.X, o.Y, o.X, o.Y}.add(o.X+limit*ux, o.Y+limit*uy)
+	bestT := math.Inf(1)
+	for j := range ms {
+		if j == i || !boxes[j].near(ray, 0) {
+			continue
+		}
+		q := ms[j].Points
+		for k := 1; k < len(q); k++ {
+			if t, ok := rayHit(o.X, o.Y, ux, uy, q[k-1], q[k]); ok && t < bestT && t <= limit {
+				bestT = t
 			}
 		}
 	}
-	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	count := 0
-	for j, k := range inner {
-		p := ms[j].Points[k]
-		minX, minY, maxX, maxY = math.Min(minX, p.X), math.Min(minY, p.Y), math.Max(maxX, p.X), math.Max(maxY, p.Y)
-		count++
+	if math.IsInf(bestT, 1) {
+		return false
 	}
-	if count == 0 {
-		return g
+	ex, ey := o.X+bestT*ux, o.Y+bestT*uy
+	if math.Hypot(ex-p.X, ey-p.Y) > 1.5*p.R+1 {
+		return false // a crossing outside the junction: another stroke, not the bar
 	}
-	for {
-		g.x0, g.y0 = int(math.Floor(minX/g.cell)), int(math.Floor(minY/g.cell))
-		g.cols = int(math.Floor(maxX/g.cell)) - g.x0 + 1
-		g.rows = int(math.Floor(maxY/g.cell)) - g.y0 + 1
-		// Points spread far apart: larger cells, so the grid stays about as large as
-		// the points' list.
-		if float64(g.cols)*float64(g.rows) <= float64(4*count+1<<16) {
-			break
+	// Points between ka and the end go on the straight line from o to the new end,
+	// unless the stroke turns away from that line there: a bend of more than the
+	// junction's radius and a pixel is the stroke's own shape, not the junction's pull.
+	cnt := (ka - end) * step
+	dx, dy := ex-o.X, ey-o.Y
+	dl := math.Hypot(dx, dy)
+	for c := 1; c <= cnt && dl > 0; c++ {
+		q := m.Points[ka-c*step]
+		if math.Abs((q.X-o.X)*dy-(q.Y-o.Y)*dx)/dl > p.R+1 {
+			return false
 		}
-		g.cell *= 2
 	}
-	g.start = make([]int32, g.cols*g.rows+1)
-	cell := func(p graph.Point) int {
-		return (int(math.Floor(p.Y/g.cell))-g.y0)*g.cols + int(math.Floor(p.X/g.cell)) - g.x0
+	// The new line must stay on the ink.
+	for t := 0.0; t <= dl; t += 0.5 {
+		if g.Bilinear(o.X+t*dx/dl, o.Y+t*dy/dl) < 0.5*level {
+			return false
+		}
 	}
-	for j, k := range inner {
-		g.start[cell(ms[j].Points[k])+1]++
+	for c := 1; c <= cnt; c++ {
+		t := float64(c) / float64(cnt)
+		k := ka - c*step
+		m.Points[k].X = o.X + t*(ex-o.X)
+		m.Points[k].Y = o.Y + t*(ey-o.Y)
 	}
-	for c := 1; c < len(g.start); c++ {
-		g.start[c] += g.start[c-1]
-	}
-	g.refs = make([][2]int32, count)
-	next := slices.Clone(g.start)
-	for j, k := range inner {
-		c := cell(ms[j].Points[k])
-		g.refs[next[c]] = [2]int32{int32(j), int32(k)}
-		next[c]++
-	}
-	return g
+	return true
 }
 
-// near calls fn with every filed point in the cells that a square of half-side r
-// around (x, y) touches, a superset of the points within r.
-func (g *pointGrid) near(x, y, r float64, fn func(j, k int)) {
-	if g.cols == 0 || math.IsNaN(x+y+r) || math.IsInf(x+y+r, 0) {
-		return
+// rayHit returns the distance t >= 0 along the ray from (ox, oy) in unit direction
+// (ux, uy) at which it crosses segment ab, if it does.
+func rayHit(ox, oy, ux, uy float64, a, b graph.Point) (float64, bool) {
+	dx, dy := b.X-a.X, b.Y-a.Y
+	den := ux*dy - uy*dx
+	if math.Abs(den) < 1e-9 {
+		return 0, false
 	}
-	cx0 := max(g.x0, int(math.Floor((x-r)/g.cell)))
-	cx1 := min(g.x0+g.cols-1, int(math.Floor((x+r)/g.cell)))
-	cy0 := max(g.y0, int(math.Floor((y-r)/g.cell)))
-	cy1 := min(g.y0+g.rows-1, int(math.Floor((y+r)/g.cell)))
-	for cy := cy0; cy <= cy1; cy++ {
-		for cx := cx0; cx <= cx1; cx++ {
-			c := (cy-g.y0)*g.cols + cx - g.x0
-			for _, ref := range g.refs[g.start[c]:g.start[c+1]] {
-				fn(int(ref[0]), int(ref[1]))
-			}
-		}
+	ax, ay := a.X-ox, a.Y-oy
+	t := (ax*dy - ay*dx) / den
+	s := (ax*uy - ay*ux) / den
+	if t < 0 || s < 0 || s > 1 {
+		return 0, false
 	}
+	return t, true
+}
+
+// box is an axis-aligned bounding box.
+type box struct{ x0, y0, x1, y1 float64 }
+
+func (b box) add(x, y float64) box {
+	return box{math.Min(b.x0, x), math.Min(b.y0, y), math.Max(b.x1, x), math.Max(b.y1, y)}
+}
+
+// near says whether b and c come within d of each other.
+func (b box) near(c box, d float64) bool {
+	return b.x0 <= c.x1+d && c.x0 <= b.x1+d && b.y0 <= c.y1+d && c.y0 <= b.y1+d
 }

@@ -2,6 +2,7 @@ package width
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
@@ -60,5 +61,210 @@ func TestSplitCutsWhereTheWidthChanges(t *testing.T) {
 	}
 	if parts := Split(m, 1.5, 8); len(parts) != 1 {
 		t.Errorf("a steady width was split into %d parts", len(parts))
+	}
+}
+
+// TestEndsMovesAnEndToTheCentreOfItsCap gives Ends a horizontal band 8 px wide whose
+// round right end is centred at x 30, with the stroke's last point short of it by
+// various amounts (a thinned end stops short where its fork was pruned): the end must
+// land on the cap's centre.
+func TestEndsMovesAnEndToTheCentreOfItsCap(t *testing.T) {
+	const r, cx, cy = 4.0, 30.0, 10.0
+	g := &ink.Image{W: 40, H: 20, Pix: make([]uint8, 800)}
+	for y := 0; y < 20; y++ {
+		for x := 0; x < 40; x++ {
+			// coverage by 4 x 4 samples of the capsule from x 5 to 30
+			var c float64
+			for sy := 0; sy < 4; sy++ {
+				for sx := 0; sx < 4; sx++ {
+					px, py := float64(x)+(float64(sx)+0.5)/4, float64(y)+(float64(sy)+0.5)/4
+					if math.Hypot(math.Max(0, px-cx), py-cy) <= r && px >= 5 {
+						c++
+					}
+				}
+			}
+			g.Pix[y*40+x] = uint8(math.Round(255 * c / 16))
+		}
+	}
+	tests := []struct {
+		name  string
+		short float64
+	}{
+		{"at the centre", 0},
+		{"two pixels short", 2},
+		{"a radius and a half short", 6},
+		{"a pixel past", -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m Measured
+			for x := 8.0; x <= cx-tt.short; x++ {
+				m.Points = append(m.Points, graph.Point{X: x, Y: cy, R: r})
+				m.Widths = append(m.Widths, 2*r)
+			}
+			Ends(&m, g, 1, 2*r)
+			if got := m.Points[len(m.Points)-1].X; math.Abs(got-cx) > 0.5 {
+				t.Errorf("the end is at x %.2f, want %.1f", got, cx)
+			}
+		})
+	}
+}
+
+// TestSnapExtendsAStemToItsBar gives Snap a T: a horizontal bar along y 20 and a stem
+// coming up x 20 whose skeleton bends aside as it enters the bar's junction (no width
+// measured there): the stem must end where its own line meets the bar, (20, 20), and
+// run straight to it, whatever the bend.
+func TestSnapExtendsAStemToItsBar(t *testing.T) {
+	tests := []struct {
+		name string
+		bend float64 // the skeleton's sideways drift per pixel inside the junction
+	}{
+		{"a straight stem", 0},
+		{"a stem bent right", 1},
+		{"a stem bent left", -0.6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var bar, stem Measured
+			for x := 0.0; x <= 40; x++ {
+				bar.Points = append(bar.Points, graph.Point{X: x, Y: 20, R: 4})
+				bar.Widths = append(bar.Widths, 8)
+			}
+			for y := 40.0; y >= 22; y-- {
+				x, wd := 20.0, 2.0
+				if y < 27 {
+					x += (27 - y) * tt.bend
+				}
+				if y < 28 {
+					wd = math.NaN()
+				}
+				stem.Points = append(stem.Points, graph.Point{X: x, Y: y, R: 1})
+				stem.Widths = append(stem.Widths, wd)
+			}
+			last := len(stem.Points) - 1
+			stem.Points[last].Junction, stem.Points[last].R = true, 4
+			ms := []Measured{bar, stem}
+			Snap(ms, solid(80, 80), 1)
+			if p := ms[1].Points[last]; math.Hypot(p.X-20, p.Y-20) > 1e-6 {
+				t.Errorf("the stem ends at (%.2f, %.2f), want (20, 20)", p.X, p.Y)
+			}
+			for _, p := range ms[1].Points {
+				if math.Abs(p.X-20) > 1e-6 {
+					t.Errorf("the stem passes (%.2f, %.2f), off its line x = 20", p.X, p.Y)
+					break
+				}
+			}
+		})
+	}
+}
+
+// TestSplitKeepsOneWidthAcrossAnOutlier: a stroke of one width whose widths near a
+// junction are disturbed (a few too wide, then none measured) stays one part.
+func TestSplitKeepsOneWidthAcrossAnOutlier(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name   string
+		widths func(i int) float64
+		parts  int
+	}{
+		{"wide ink beside the last measured points", func(i int) float64 {
+			switch {
+			case i >= 33:
+				return nan
+			case i >= 30:
+				return 5
+			}
+			return 2
+		}, 1},
+		{"a real change of width still splits", func(i int) float64 {
+			if i >= 20 {
+				return 5
+			}
+			return 2
+		}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m Measured
+			for i := 0; i < 40; i++ {
+				m.Points = append(m.Points, graph.Point{X: float64(i)})
+				m.Widths = append(m.Widths, tt.widths(i))
+			}
+			if parts := Split(m, 1.5, 8); len(parts) != tt.parts {
+				t.Errorf("%d parts, want %d", len(parts), tt.parts)
+			}
+		})
+	}
+}
+
+// TestSnapLeavesAnUnmeasuredStrokeItsShape: a stroke whose widths are unknown far
+// beyond its junction (a curve whose ink was not measured) keeps its points: only
+// the part inside the junction may be straightened.
+func TestSnapLeavesAnUnmeasuredStrokeItsShape(t *testing.T) {
+	var bar, arc Measured
+	for x := 0.0; x <= 60; x++ {
+		bar.Points = append(bar.Points, graph.Point{X: x, Y: 20, R: 4})
+		bar.Widths = append(bar.Widths, 8)
+	}
+	// A quarter circle of radius 30 from (30, 22) curving away, unmeasured but for its
+	// far end.
+	for i := 0; i <= 47; i++ {
+		a := float64(i) / 47 * math.Pi / 2
+		arc.Points = append(arc.Points, graph.Point{X: 60 - 30*math.Cos(a), Y: 52 - 30*math.Sin(a), R: 1})
+		w := math.NaN()
+		if i < 8 {
+			w = 2
+		}
+		arc.Widths = append(arc.Widths, w)
+	}
+	last := len(arc.Points) - 1
+	arc.Points[last].Junction, arc.Points[last].R = true, 4
+	want := slices.Clone(arc.Points[:last])
+	ms := []Measured{bar, arc}
+	Snap(ms, solid(80, 80), 1)
+	for i, p := range want {
+		if q := ms[1].Points[i]; q != p {
+			t.Fatalf("point %d moved from (%.2f, %.2f) to (%.2f, %.2f)", i, p.X, p.Y, q.X, q.Y)
+		}
+	}
+}
+
+// solid returns a w x h darkness image that is ink everywhere.
+func solid(w, h int) *ink.Image {
+	g := &ink.Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	for i := range g.Pix {
+		g.Pix[i] = 255
+	}
+	return g
+}
+
+// TestSnapKeepsTheExtensionOnInk: where the stem's extended line would cross paper
+// (the junction seen through a gap), the stem keeps its points and only its end moves.
+func TestSnapKeepsTheExtensionOnInk(t *testing.T) {
+	var bar, stem Measured
+	for x := 0.0; x <= 40; x++ {
+		bar.Points = append(bar.Points, graph.Point{X: x, Y: 20, R: 4})
+		bar.Widths = append(bar.Widths, 8)
+	}
+	for y := 40.0; y >= 22; y-- {
+		wd := 2.0
+		if y < 28 {
+			wd = math.NaN()
+		}
+		stem.Points = append(stem.Points, graph.Point{X: 20, Y: y, R: 1})
+		stem.Widths = append(stem.Widths, wd)
+	}
+	last := len(stem.Points) - 1
+	stem.Points[last].Junction, stem.Points[last].R = true, 4
+	g := solid(80, 80)
+	for x := 0; x < 80; x++ {
+		g.Pix[25*80+x] = 0 // a row of paper across the stem
+	}
+	ms := []Measured{bar, stem}
+	Snap(ms, g, 1)
+	for i := 0; i < last; i++ {
+		if ms[1].Points[i] != stem.Points[i] {
+			t.Fatalf("point %d moved to (%.2f, %.2f)", i, ms[1].Points[i].X, ms[1].Points[i].Y)
+		}
 	}
 }

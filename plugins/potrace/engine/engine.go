@@ -5,6 +5,7 @@ package engine
 import (
 	"context"
 	"image"
+	"image/color"
 
 	"github.com/tracecraft/tracecraft/plugins/potrace/trace"
 	"github.com/tracecraft/tracecraft/sdk"
@@ -36,6 +37,8 @@ type Params struct {
 	ThresholdMode  string  `param:"thresholdMode" enum:"global,adaptive,auto" default:"global" desc:"global: one threshold for the whole image, as Potrace; adaptive: Sauvola's local threshold from the mean and spread of the luma around each pixel (adaptiveWindow, adaptiveK), for scans and photographs of pages with uneven lighting (threshold is then unused); auto: global, unless it turns over a twentieth of the image black where the adaptive threshold sees shadowed paper"`
 	AdaptiveWindow int     `param:"adaptiveWindow" min:"3" max:"255" default:"15" desc:"adaptive threshold: the side in pixels of the square around each pixel whose luma sets its threshold; a few times the width of a stroke"`
 	AdaptiveK      float64 `param:"adaptiveK" min:"0.01" max:"1" step:"0.01" default:"0.2" desc:"adaptive threshold: Sauvola's k; larger values keep less as black where the local contrast is low (stains, shading)"`
+	// Ink goes beyond Potrace's fixed --color: the image's own ink colour.
+	Ink string `param:"ink" enum:"black,image" default:"black" desc:"colour of the traced shapes: black, as Potrace; image: the colour of the image's ink (the mean of the darker half of the pixels the threshold turned black), so that a gray or coloured glyph keeps its colour"`
 }
 
 // Describe returns the engine's name, version and parameters.
@@ -64,8 +67,9 @@ func Options(params Params) (trace.Options, error) {
 	}, nil
 }
 
-// Trace thresholds img, traces it and returns the SVG: one black path element per
-// outer boundary, holding its holes as further subpaths.
+// Trace thresholds img, traces it and returns the SVG: one path element per outer
+// boundary, holding its holes as further subpaths, painted black or in the image's ink
+// colour (params.Ink).
 func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, params Params) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -87,5 +91,9 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, params Params) ([]
 	if err != nil {
 		return nil, err
 	}
-	return trace.Document(bm.Width, bm.Height, roots, Precision), nil
+	ink := color.NRGBA{A: 255}
+	if params.Ink == "image" {
+		ink = trace.InkColour(img, bm)
+	}
+	return trace.DocumentInk(bm.Width, bm.Height, roots, Precision, ink), nil
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,6 +46,7 @@ func TestDescribeHasTheSpecParameters(t *testing.T) {
 		{"thresholdMode", sdk.Enum, 0, 0, "global", 0, []string{"global", "adaptive", "auto"}},
 		{"adaptiveWindow", sdk.Number, 3, 255, 15.0, 0, nil},
 		{"adaptiveK", sdk.Number, 0.01, 1, 0.2, 0.01, nil},
+		{"ink", sdk.Enum, 0, 0, "black", 0, []string{"black", "image"}},
 	}
 	if len(d.Params) != len(want) {
 		t.Fatalf("%d parameters, want %d", len(d.Params), len(want))
@@ -164,5 +166,73 @@ func BenchmarkTrace_Lineart(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// glyph is a w x w image of a disc of colour ink with an anti-aliased rim on a
+// transparent (or, when paper is set, white) canvas.
+func glyph(w int, ink color.NRGBA, paper bool) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, w))
+	c, r := float64(w)/2, float64(w)*0.35
+	for y := 0; y < w; y++ {
+		for x := 0; x < w; x++ {
+			dx, dy := float64(x)+0.5-c, float64(y)+0.5-c
+			cover := min(max(r-math.Sqrt(dx*dx+dy*dy)+0.5, 0), 1)
+			p := color.NRGBA{ink.R, ink.G, ink.B, uint8(math.Round(cover * 255))}
+			if paper {
+				mix := func(v uint8) uint8 { return uint8(math.Round(float64(v)*cover + 255*(1-cover))) }
+				p = color.NRGBA{mix(ink.R), mix(ink.G), mix(ink.B), 255}
+			}
+			img.SetNRGBA(x, y, p)
+		}
+	}
+	return img
+}
+
+// TestInkPaintsTheImagesInkColour: ink "image" paints a glyph in the colour of its core,
+// not of its lighter rim; ink "black" (the default) paints it black, as Potrace does.
+func TestInkPaintsTheImagesInkColour(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		img   *image.NRGBA
+		ink   string
+		color string
+	}{
+		{"gray glyph, transparent canvas, image ink", glyph(48, color.NRGBA{0x2e, 0x34, 0x36, 255}, false), "image", `fill="#2e3436"`},
+		{"gray glyph on white, image ink", glyph(48, color.NRGBA{0x2e, 0x34, 0x36, 255}, true), "image", `fill="#2e3436"`},
+		{"red glyph, image ink", glyph(32, color.NRGBA{0x80, 0x10, 0x10, 255}, false), "image", `fill="#801010"`},
+		{"gray glyph, black ink", glyph(48, color.NRGBA{0x2e, 0x34, 0x36, 255}, false), "black", `fill="#000"`},
+		{"black glyph, image ink", glyph(48, color.NRGBA{0, 0, 0, 255}, false), "image", `fill="#000"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := sdk.Defaults[engine.Params]()
+			p.Ink = tc.ink
+			doc, err := engine.New().Trace(context.Background(), tc.img, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(doc), tc.color) || strings.Count(string(doc), "fill=") != 1 {
+				t.Errorf("want one group with %s, got %s", tc.color, doc)
+			}
+		})
+	}
+}
+
+// TestInkBlackIsTheDocumentPotraceWrites: the default ink leaves the SVG byte-identical
+// to the package's black Document.
+func TestInkBlackIsTheDocumentPotraceWrites(t *testing.T) {
+	img := glyph(40, color.NRGBA{0x2e, 0x34, 0x36, 255}, false)
+	p := sdk.Defaults[engine.Params]()
+	got, err := engine.New().Trace(context.Background(), img, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := engine.Options(p)
+	roots, err := trace.Trace(context.Background(), trace.Threshold(img, 128), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := trace.Document(40, 40, roots, engine.Precision); !bytes.Equal(got, want) {
+		t.Errorf("default ink changed the document:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -53,11 +53,18 @@ func EachShape(roots []*Path, fn func(p *Path)) {
 // EachShape gives, coordinates with prec decimals. The group has the id c-000000, each
 // path p-1, p-2... in order (see svg.IDs).
 func Document(w, h int, roots []*Path, prec int) []byte {
+	return DocumentInk(w, h, roots, prec, color.NRGBA{A: 255})
+}
+
+// DocumentInk is Document with the shapes painted in ink instead of black (opaque; its
+// alpha is ignored), as Potrace's --color does. The group's id names the colour.
+func DocumentInk(w, h int, roots []*Path, prec int, ink color.NRGBA) []byte {
+	ink.A = 255
 	var b bytes.Buffer
 	svg.Header(&b, w, h, false, "")
 	if len(roots) > 0 {
 		var ids svg.IDs
-		b.WriteString(`<g` + svg.IDAttr(ids.Colour(color.NRGBA{A: 255})) + ` fill="#000">`)
+		b.WriteString(`<g` + svg.IDAttr(ids.Colour(ink)) + svg.Paint("fill", ink) + `>`)
 		d := svg.NewPath(prec)
 		EachShape(roots, func(p *Path) {
 			d.Reset()

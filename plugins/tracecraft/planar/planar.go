@@ -12,10 +12,12 @@ package planar
 
 import (
 	"context"
+	"math/bits"
 	"sort"
 	"sync"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/regions"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Outside is the region index of the area outside the image.
@@ -237,12 +239,22 @@ func turn(q [4]int32, d Dir, r int32) Dir {
 }
 
 // Build makes the planar map of rm.
+//
+// Edges are walked in a fixed order: first from each junction in raster order, then
+// each loop that meets no junction from its first crack in raster order. Finding the
+// junctions and the cracks a loop can start from reads every lattice point; that is
+// done in bands of rows across cores, into bitsets with whole words per row, and only
+// the walks, along the boundaries, run in order on one goroutine.
 func Build(ctx context.Context, rm *regions.Map) (*Map, error) {
 	w, h := int32(rm.Width), int32(rm.Height)
 	n := (uint64(w)+1)*(uint64(h)+1)/64 + 1
 	b := &builder{rm: rm, w: w, h: h, visitH: make([]uint64, n), visitV: make([]uint64, n),
 		starts: make(map[uint64]HalfEdge), planMap: &Map{Width: rm.Width, Height: rm.Height}}
 	m := b.planMap
+	junctions, jWords, loops, lWords, err := b.scan(ctx)
+	if err != nil {
+		return nil, err
+	}
 	// Edges from junctions.
 	for y := int32(0); y <= h; y++ {
 		if y%64 == 0 {
@@ -250,24 +262,16 @@ func Build(ctx context.Context, rm *regions.Map) (*Map, error) {
 				return nil, err
 			}
 		}
-		for x := int32(0); x <= w; x++ {
-			if x > 0 && y > 0 && x < w && y < h {
-				// Inside the image most points have one region all round.
-				i := int(y)*int(w) + int(x)
-				l := rm.Labels
-				if a := l[i]; l[i-1] == a && l[i-int(w)] == a && l[i-int(w)-1] == a {
-					continue
-				}
-			}
-			p := Point{x, y}
-			q := b.quad(p)
-			if degree(q) < 3 {
-				continue
-			}
-			m.Junctions = append(m.Junctions, p)
-			for d := Dir(0); d < 4; d++ {
-				if q[d] != q[(d+1)&3] && !b.visited(p, d) {
-					b.walk(p, d, q)
+		row := junctions[int(y)*jWords : int(y+1)*jWords]
+		for wi, word := range row {
+			for ; word != 0; word &= word - 1 {
+				p := Point{int32(wi*64 + bits.TrailingZeros64(word)), y}
+				q := b.quad(p)
+				m.Junctions = append(m.Junctions, p)
+				for d := Dir(0); d < 4; d++ {
+					if q[d] != q[(d+1)&3] && !b.visited(p, d) {
+						b.walk(p, d, q)
+					}
 				}
 			}
 		}
@@ -279,16 +283,13 @@ func Build(ctx context.Context, rm *regions.Map) (*Map, error) {
 				return nil, err
 			}
 		}
-		for x := int32(0); x < w; x++ {
-			if y > 0 && y < h {
-				i := int(y)*int(w) + int(x)
-				if rm.Labels[i] == rm.Labels[i-int(w)] {
-					continue
+		row := loops[int(y)*lWords : int(y+1)*lWords]
+		for wi, word := range row {
+			for ; word != 0; word &= word - 1 {
+				p := Point{int32(wi*64 + bits.TrailingZeros64(word)), y}
+				if !b.visited(p, East) {
+					b.walk(p, East, b.quad(p))
 				}
-			}
-			p := Point{x, y}
-			if !b.visited(p, East) {
-				b.walk(p, East, b.quad(p))
 			}
 		}
 	}
@@ -296,6 +297,52 @@ func Build(ctx context.Context, rm *regions.Map) (*Map, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// scan finds the junctions (lattice points where three or more boundaries meet) and the
+// points from which a horizontal crack on a boundary leaves east: bitsets of h+1 rows,
+// jWords words a row for the junctions (x in 0..w), lWords for the cracks (x in 0..w-1).
+// Rows are scanned in parallel; each row has words of its own, so no two goroutines
+// write one word.
+func (b *builder) scan(ctx context.Context) (junctions []uint64, jWords int, loops []uint64, lWords int, err error) {
+	w, h := int(b.w), int(b.h)
+	jWords, lWords = (w+1+63)/64, (w+63)/64
+	junctions, loops = make([]uint64, (h+1)*jWords), make([]uint64, (h+1)*lWords)
+	labels := b.rm.Labels
+	err = parallel.For(ctx, h+1, max(1, 16384/max(1, w)), func(_, y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			jRow, lRow := junctions[y*jWords:(y+1)*jWords], loops[y*lWords:(y+1)*lWords]
+			junction := func(x int) {
+				if degree(b.quad(Point{int32(x), int32(y)})) >= 3 {
+					jRow[x>>6] |= 1 << (x & 63)
+				}
+			}
+			if y == 0 || y == h {
+				for x := 0; x <= w; x++ {
+					junction(x)
+				}
+				for x := 0; x < w; x++ {
+					lRow[x>>6] |= 1 << (x & 63)
+				}
+				continue
+			}
+			up, cur := labels[(y-1)*w:y*w], labels[y*w:(y+1)*w]
+			junction(0)
+			for x := 1; x < w; x++ {
+				// Inside the image most points have one region all round.
+				if a := cur[x]; cur[x-1] != a || up[x] != a || up[x-1] != a {
+					junction(x)
+				}
+			}
+			junction(w)
+			for x, a := range cur {
+				if up[x] != a {
+					lRow[x>>6] |= 1 << (x & 63)
+				}
+			}
+		}
+	})
+	return junctions, jWords, loops, lWords, err
 }
 
 // walk records the edge that leaves p in direction d, up to the next junction or back

@@ -2,6 +2,8 @@ package quantize
 
 import (
 	"context"
+	"encoding/binary"
+	"image"
 	"math"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -12,12 +14,26 @@ import (
 // next to those are not flat either.
 const blendRadius = 3
 
-// unexplained marks, in assignBlends' result, an edge pixel that is no blend of nearby
-// flat colours; notEdge marks a pixel assignBlends did not look at.
-const (
-	unexplained = -2
-	notEdge     = -3
-)
+// notEdge marks, in assignBlends' window cells, an opaque edge pixel (not a flat colour
+// a blend can be made of).
+const notEdge = -3
+
+// blendBuffers holds assignBlends' per-pixel buffers, so that its second call in one
+// Quantize reuses the first one's.
+type blendBuffers struct {
+	cell []int16
+	// span[i] is how many cells from i on to the right hold cell[i]'s value, at most
+	// the window's width: the window scan steps over a run in one go.
+	span []uint8
+	// unexplained lists, per worker of the last call, the pixels it found unexplained.
+	unexplained [][]int32
+	// edgeSums are, per worker of the last call, the colour sums of the edge pixels
+	// under the index the call left them (in edge; flat is not used).
+	edgeSums []meanSums
+}
+
+// windowWidth is the width of assignBlends' window, and the longest span it records.
+const windowWidth = 2*blendRadius + 1
 
 // assignBlends finds the edge pixels that are blends of nearby flat colours. An
 // anti-aliased pixel between red and white is pink; left to the nearest palette colour it
@@ -27,52 +43,77 @@ const (
 // over transparency is a blend of the shape and transparency. Pixels that are no blend of
 // nearby flat colours (thin lines, texture) keep their nearest palette colour.
 //
-// It returns, per pixel, the palette index a blend pixel should take, unexplained, or
-// notEdge for flat and transparent pixels; res is not changed.
-func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, error) {
+// A blend pixel takes the index of the colour that covers most of it in res.Index at once
+// (no other pixel's test reads it). It returns how many edge pixels are unexplained (no
+// blend; they keep their index), listed in buf.unexplained, and buf.edgeSums sums the
+// edge pixels under the indices they are left with; the next call overwrites buf.
+func assignBlends(ctx context.Context, img *image.NRGBA, res *Result, buf *blendBuffers) (int, error) {
 	w, h := res.Width, res.Height
 	pm := make([][4]float64, len(res.Palette))
 	for k, c := range res.Palette {
 		a := float64(c.A)
 		pm[k] = [4]float64{float64(c.R) * a / 255, float64(c.G) * a / 255, float64(c.B) * a / 255, a}
 	}
-	out := make([]int16, len(res.Index))
+	if len(buf.cell) != len(res.Index) {
+		buf.cell, buf.span = make([]int16, len(res.Index)), make([]uint8, len(res.Index))
+	}
+	cell, span := buf.cell, buf.span
 	// cell holds what the window scan needs of each pixel in one load: its palette
 	// index when it is flat, Transparent, or notEdge for an opaque edge pixel.
-	cell := make([]int16, len(res.Index))
 	grain := rowGrain(w)
 	err := parallel.For(ctx, h, grain, func(_, y0, y1 int) {
-		for i := y0 * w; i < y1*w; i++ {
-			out[i] = notEdge
-			switch k := res.Index[i]; {
-			case k == Transparent:
-				cell[i] = Transparent
-			case res.Flat[i] == 1:
-				cell[i] = k
-			default:
-				cell[i] = notEdge
+		for y := y0; y < y1; y++ {
+			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
+			c, s := cell[y*w:(y+1)*w], span[y*w:(y+1)*w]
+			for x, k := range index {
+				v := int16(notEdge)
+				if k == Transparent {
+					v = Transparent
+				} else if flat[x] == 1 {
+					v = k
+				}
+				c[x] = v
+			}
+			run, prev := uint8(0), int16(math.MinInt16)
+			for x := w - 1; x >= 0; x-- {
+				if c[x] != prev {
+					run, prev = 0, c[x]
+				}
+				run = min(run+1, windowWidth)
+				s[x] = run
 			}
 		}
 	})
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	workers := parallel.Workers(h, grain)
 	cands := make([][]int16, workers)
 	// seen[k] == stamp marks palette entry k as a candidate of the current pixel, so
 	// that the candidates keep their scan order without a search of the list.
 	seens := make([][]uint32, workers)
+	counts := make([]int, workers)
+	if len(buf.unexplained) != workers {
+		buf.unexplained = make([][]int32, workers)
+	}
+	for k := range buf.unexplained {
+		buf.unexplained[k] = buf.unexplained[k][:0]
+	}
+	buf.edgeSums = newMeanSums(workers, len(res.Palette))
 	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		cand := cands[worker]
 		if seens[worker] == nil {
 			seens[worker] = make([]uint32, len(res.Palette))
 		}
 		seen := seens[worker]
+		sums := buf.edgeSums[worker]
 		stamp := uint32(0)
+		n := 0
 		for y := y0; y < y1; y++ {
+			rowPix := img.Pix[y*img.Stride:]
 			for x := 0; x < w; x++ {
 				i := y*w + x
-				if c := cell[i]; c != notEdge {
+				if cell[i] != notEdge {
 					continue // flat or transparent
 				}
 				cand = cand[:0]
@@ -84,8 +125,10 @@ func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, err
 				hasT := false
 				x0, x1 := max(0, x-blendRadius), min(w-1, x+blendRadius)
 				for yy := max(0, y-blendRadius); yy <= min(h-1, y+blendRadius); yy++ {
-					for _, k := range cell[yy*w+x0 : yy*w+x1+1] {
-						switch {
+					// A run of one value adds what its first cell adds.
+					row, rs := cell[yy*w:(yy+1)*w], span[yy*w:(yy+1)*w]
+					for xx := x0; xx <= x1; xx += int(rs[xx]) {
+						switch k := row[xx]; {
 						case k == Transparent:
 							hasT = true
 						case k >= 0 && seen[k] != stamp:
@@ -94,24 +137,46 @@ func assignBlends(ctx context.Context, pmImg []uint8, res *Result) ([]int16, err
 						}
 					}
 				}
-				out[i] = unexplained
-				px := pmImg[4*i : 4*i+4]
-				a := float64(px[3])
+				px := rowPix[4*x : 4*x+4]
+				c := premultiplied(px)
 				// Partial alpha is a blend with transparency even where no transparent
 				// pixel is near: the seam between two abutting anti-aliased shapes.
-				hasT = hasT || a < 250
-				c := [4]float64{float64(px[0]), float64(px[1]), float64(px[2]), a}
+				hasT = hasT || c[3] < 250
 				if k, ok := explainBlend(c, cand, hasT, pm); ok {
-					out[i] = k
+					res.Index[i] = k
+				} else {
+					n++
+					buf.unexplained[worker] = append(buf.unexplained[worker], int32(i))
 				}
+				sums.add(res.Index[i], 0, binary.LittleEndian.Uint32(px))
 			}
 		}
 		cands[worker] = cand
+		counts[worker] += n
 	})
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	return out, nil
+	n := 0
+	for _, c := range counts {
+		n += c
+	}
+	return n, nil
+}
+
+// premultiplied returns the 8-bit pixel p (R, G, B, A) premultiplied by its alpha, each
+// channel rounded to 8 bits as premultiplyRow rounds it.
+func premultiplied(p []uint8) [4]float64 {
+	a := uint32(p[3])
+	if a == 255 {
+		return [4]float64{float64(p[0]), float64(p[1]), float64(p[2]), 255}
+	}
+	return [4]float64{
+		float64((uint32(p[0])*a + 127) / 255),
+		float64((uint32(p[1])*a + 127) / 255),
+		float64((uint32(p[2])*a + 127) / 255),
+		float64(a),
+	}
 }
 
 // explainBlend tests whether the premultiplied colour c is a blend of one or two of the

@@ -10,7 +10,9 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
+	"sync"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
@@ -59,11 +61,7 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	res := &Result{Width: w, Height: h, Index: make([]int16, w*h), Flat: make([]uint8, w*h)}
 	maxColors := max(2, min(256, opt.MaxColors))
-	pm, err := premultiply(ctx, img)
-	if err != nil {
-		return nil, err
-	}
-	opaque, flat, err := markFlat(ctx, pm, w, h, res.Flat)
+	opaque, flat, err := markFlat(ctx, img, res.Flat)
 	if err != nil {
 		return nil, err
 	}
@@ -76,10 +74,14 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	res.FlatFraction = float64(flat) / float64(opaque)
 	if res.FlatFraction < minFlatFraction {
 		// Texture everywhere (a photograph): every pixel counts alike.
-		if err := buildPalette(ctx, img, res, nil, true, maxColors); err != nil {
+		c, err := histogram(ctx, img, res.Flat, true)
+		if err != nil {
 			return nil, err
 		}
-		if err := reassignEdges(ctx, img, res, nil); err != nil {
+		if _, err := buildPalette(ctx, img, res, c, maxColors); err != nil {
+			return nil, err
+		}
+		if err := reassignEdges(ctx, img, res); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -87,70 +89,70 @@ func Quantize(ctx context.Context, img *image.NRGBA, opt Options) (*Result, erro
 	// Flat colours first: the palette of the flat pixels alone, then every edge pixel
 	// that is a blend of nearby flat colours is settled. Edge pixels that are no
 	// blend (thin lines, small text) join the histogram for the final palette.
-	if err := buildPalette(ctx, img, res, nil, false, maxColors); err != nil {
-		return nil, err
-	}
-	blended, err := assignBlends(ctx, pm, res)
+	c, err := histogram(ctx, img, res.Flat, false)
 	if err != nil {
 		return nil, err
 	}
-	unexplainedPixels := 0
-	for _, k := range blended {
-		if k == unexplained {
-			unexplainedPixels++
-		}
+	sums, err := buildPalette(ctx, img, res, c, maxColors)
+	if err != nil {
+		return nil, err
+	}
+	var buf blendBuffers
+	unexplainedPixels, err := assignBlends(ctx, img, res, &buf)
+	if err != nil {
+		return nil, err
 	}
 	// When nearly every edge pixel is a blend, the flat palette is the palette.
 	if float64(unexplainedPixels) > maxUnexplained*float64(opaque) {
-		if err := buildPalette(ctx, img, res, blended, false, maxColors); err != nil {
+		c = c.with(img, w, slices.Concat(buf.unexplained...))
+		if sums, err = buildPalette(ctx, img, res, c, maxColors); err != nil {
 			return nil, err
 		}
-		if blended, err = assignBlends(ctx, pm, res); err != nil {
+		if _, err = assignBlends(ctx, img, res, &buf); err != nil {
 			return nil, err
 		}
 	}
-	for i, k := range blended {
-		if k >= 0 {
-			res.Index[i] = k
-		}
+	// The palette means over the final indices: flat pixels kept the index the last
+	// assignment gave them, with the sums it made; the blend test summed the edge
+	// pixels under the index it left them.
+	for k := range sums {
+		sums[k].edge = buf.edgeSums[k].edge
 	}
-	if res.Palette, err = paletteMeans(ctx, img, res); err != nil {
-		return nil, err
-	}
-	if err := reassignEdges(ctx, img, res, blended); err != nil {
+	res.Palette = res.means(sums)
+	if err := reassignPixels(ctx, img, res, slices.Concat(buf.unexplained...)); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// buildPalette sets res's palette to at most maxColors colours of the pixels histogram
-// counts (with blended and countEdges) and assigns every pixel to it.
-func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, blended []int16, countEdges bool, maxColors int) error {
-	bins, err := histogram(ctx, img, res.Flat, blended, countEdges)
-	if err != nil {
-		return err
-	}
+// buildPalette sets res's palette to at most maxColors colours of the histogram c,
+// assigns every pixel to it and returns the workers' colour sums under that assignment
+// (see assign).
+func buildPalette(ctx context.Context, img *image.NRGBA, res *Result, c counts, maxColors int) ([]meanSums, error) {
+	bins := c.bins()
 	res.Lab = lloyd(bins, medianCut(bins, maxColors), 2)
-	if err := assign(ctx, img, res); err != nil {
-		return err
+	sums, err := assign(ctx, img, res)
+	if err != nil {
+		return nil, err
 	}
-	res.Palette, err = paletteMeans(ctx, img, res)
-	return err
+	res.Palette = res.means(sums)
+	return sums, nil
 }
 
-// reassignEdges gives the edge pixels that are no blend of flat colours (all edge pixels
-// when blended is nil) the nearest colour of the final palette. paletteMeans moves an
+// reassignEdges gives the edge pixels the nearest colour of the final palette, and
+// reassignPixels the pixels it lists (the edge pixels that are no blend of flat colours).
+// paletteMeans moves an
 // entry to the mean of its flat pixels, and an edge pixel that joined a cluster before
 // may no longer be near it: a light fringe along a boundary that joined a cluster of
 // brown and fringe colours would be painted brown.
-func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended []int16) error {
+func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result) error {
 	w := res.Width
 	return parallel.For(ctx, res.Height, rowGrain(w), func(_, y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride:]
 			for x := 0; x < w; x++ {
 				i := y*w + x
-				if res.Flat[i] == 1 || res.Index[i] == Transparent || blended != nil && blended[i] >= 0 {
+				if res.Flat[i] == 1 || res.Index[i] == Transparent {
 					continue
 				}
 				res.Index[i] = int16(Nearest(res.Lab, ToLab(row[4*x], row[4*x+1], row[4*x+2], row[4*x+3])))
@@ -159,49 +161,49 @@ func reassignEdges(ctx context.Context, img *image.NRGBA, res *Result, blended [
 	})
 }
 
+// reassignPixels is reassignEdges for the listed pixels alone.
+func reassignPixels(ctx context.Context, img *image.NRGBA, res *Result, pixels []int32) error {
+	w := res.Width
+	return parallel.For(ctx, len(pixels), 4096, func(_, lo, hi int) {
+		for _, i := range pixels[lo:hi] {
+			x, y := int(i)%w, int(i)/w
+			p := img.Pix[y*img.Stride+4*x : y*img.Stride+4*x+4]
+			res.Index[i] = int16(Nearest(res.Lab, ToLab(p[0], p[1], p[2], p[3])))
+		}
+	})
+}
+
 // rowGrain is the fewest rows of width w worth handing to a goroutine of their own.
 func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
-// premultiply returns img's pixels premultiplied by alpha, 4 bytes a pixel, rows packed.
-// An opaque image with packed rows is its own premultiplied form and is returned as it is
-// (a photograph saves 4 bytes a pixel); the result must not be changed.
-func premultiply(ctx context.Context, img *image.NRGBA) ([]uint8, error) {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	if img.Stride == 4*w && img.Rect.Min == (image.Point{}) && opaque(img.Pix[:4*w*h]) {
-		return img.Pix[:4*w*h], nil
+// words writes the pixels of src (4 bytes each, R, G, B, A) into dst, one
+// little-endian word a pixel.
+func words(dst []uint32, src []uint8) {
+	src = src[:4*len(dst)]
+	for x := range dst {
+		dst[x] = binary.LittleEndian.Uint32(src[4*x : 4*x+4])
 	}
-	out := make([]uint8, 4*w*h)
-	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
-		for y := y0; y < y1; y++ {
-			src := img.Pix[y*img.Stride : y*img.Stride+4*w]
-			dst := out[4*w*y : 4*w*(y+1)]
-			for i := 0; i < len(src); i += 4 {
-				a := uint32(src[i+3])
-				if a == 255 {
-					dst[i], dst[i+1], dst[i+2], dst[i+3] = src[i], src[i+1], src[i+2], 255
-					continue
-				}
-				dst[i] = uint8((uint32(src[i])*a + 127) / 255)
-				dst[i+1] = uint8((uint32(src[i+1])*a + 127) / 255)
-				dst[i+2] = uint8((uint32(src[i+2])*a + 127) / 255)
-				dst[i+3] = uint8(a)
-			}
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
-// opaque reports whether every pixel of pix (4 bytes each, alpha last) is opaque.
-func opaque(pix []uint8) bool {
-	for i := 3; i < len(pix); i += 4 {
-		if pix[i] != 255 {
-			return false
-		}
+// premultipliedWord returns the pixel p (a little-endian word, R low, A high) premultiplied
+// by its alpha, each channel rounded to 8 bits.
+func premultipliedWord(p uint32) uint32 {
+	a := p >> 24
+	switch a {
+	case 255:
+		return p
+	case 0:
+		return 0
 	}
-	return true
+	r, g, b := (p&0xff*a+127)/255, (p>>8&0xff*a+127)/255, (p>>16&0xff*a+127)/255
+	return r | g<<8 | b<<16 | a<<24
+}
+
+// differRaw is differ for two pixels that are not premultiplied. Equal pixels are equal
+// premultiplied: callers test a != b first, inline, and call it only for pixels that
+// differ.
+func differRaw(a, b uint32) bool {
+	return a != b && differ(premultipliedWord(a), premultipliedWord(b))
 }
 
 // differ reports whether two premultiplied pixels, read as little-endian words, differ
@@ -220,47 +222,56 @@ func differ(a, b uint32) bool {
 }
 
 // markFlat sets flat[i] = 1 for opaque pixels that do not differ from any 4-neighbour,
-// and returns the counts of opaque and flat pixels. pm is the premultiplied image.
+// and returns the counts of opaque and flat pixels. Pixels are compared premultiplied,
+// as words: each worker reads the rows into word buffers of its own, and only pixels
+// that differ from a neighbour are premultiplied.
 // Each pair of neighbours is compared once: a pixel's comparison with the pixel to its
 // right (below) is the right-hand (lower) one's with its left (upper) neighbour.
-func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, nflat int, err error) {
+func markFlat(ctx context.Context, img *image.NRGBA, flat []uint8) (opaquePixels, flatPixels int, err error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	wordRow := func(y int, buf []uint32) []uint32 {
+		words(buf, img.Pix[y*img.Stride:y*img.Stride+4*w])
+		return buf
+	}
 	grain := rowGrain(w)
-	downs := make([][]bool, parallel.Workers(h, grain))
-	counts := make([][2]int, len(downs)) // per worker: opaque, flat
-	le := binary.LittleEndian
+	workers := parallel.Workers(h, grain)
+	downs := make([][]bool, workers)
+	rows := make([][3][]uint32, workers) // per worker: this row, the row below, the row above
+	counts := make([][2]int, workers)    // per worker: opaque, flat
 	err = parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
 		if downs[worker] == nil {
 			downs[worker] = make([]bool, w)
+			for j := range rows[worker] {
+				rows[worker][j] = make([]uint32, w)
+			}
 		}
+		buf := &rows[worker]
 		// down[x] says whether pixel x of the row above differs from the one below it.
 		down := downs[worker]
+		row := wordRow(y0, buf[0])
+		if y0 > 0 {
+			above := wordRow(y0-1, buf[2])
+			for x, c := range row {
+				down[x] = above[x] != c && differRaw(above[x], c)
+			}
+		} else {
+			clear(down)
+		}
 		nOpaque, nFlat := 0, 0
 		for y := y0; y < y1; y++ {
-			row := pm[4*w*y : 4*w*(y+1)]
-			var above, below []uint8
-			if y > 0 {
-				above = pm[4*w*(y-1) : 4*w*y]
-			}
+			below := row // the last row: no pixel below differs
 			if y+1 < h {
-				below = pm[4*w*(y+1) : 4*w*(y+2)]
+				below = wordRow(y+1, buf[1])
 			}
-			fl := flat[w*y : w*(y+1)]
+			below, down := below[:len(row)], down[:len(row)]
+			fl := flat[w*y : w*y+len(row)]
 			left := false // whether the pixel differs from its left neighbour
-			c := le.Uint32(row)
-			for x := range fl {
-				var next uint32
+			for x, c := range row {
 				right := false
-				if x+1 < w {
-					next = le.Uint32(row[4*x+4:])
-					right = differ(c, next)
+				if x+1 < len(row) {
+					right = c != row[x+1] && differRaw(c, row[x+1])
 				}
-				up := false
-				if y == y0 {
-					up = above != nil && differ(c, le.Uint32(above[4*x:]))
-				} else {
-					up = down[x]
-				}
-				dn := below != nil && differ(c, le.Uint32(below[4*x:]))
+				up, dn := down[x], c != below[x] && differRaw(c, below[x])
 				down[x] = dn
 				f := uint8(0)
 				if c>>24 >= 128 {
@@ -271,8 +282,11 @@ func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, 
 					}
 				}
 				fl[x] = f
-				left, c = right, next
+				left = right
 			}
+			// The row below is the next row: its buffer is the next row's.
+			buf[0], buf[1] = buf[1], buf[0]
+			row = below
 		}
 		counts[worker][0] += nOpaque
 		counts[worker][1] += nFlat
@@ -281,10 +295,10 @@ func markFlat(ctx context.Context, pm []uint8, w, h int, flat []uint8) (opaque, 
 		return 0, 0, err
 	}
 	for _, c := range counts {
-		opaque += c[0]
-		nflat += c[1]
+		opaquePixels += c[0]
+		flatPixels += c[1]
 	}
-	return opaque, nflat, nil
+	return opaquePixels, flatPixels, nil
 }
 
 // bin is a cell of the colour histogram: 5 bits per colour channel and 2 for alpha.
@@ -294,51 +308,177 @@ type bin struct {
 	sum    [4]float64 // weighted channel sums, for the mean colour
 }
 
-// histogram counts the opaque pixels of img into bins. Flat pixels count, edge pixels
-// only with countEdges, except that edge pixels whose blended entry is a palette index
-// (they are blends of flat colours) are left out and those marked unexplained count.
-// Every pixel weighs one, so the sums are kept in integers and are exact.
-func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []int16, countEdges bool) ([]bin, error) {
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	slot := make([]int32, 1<<17)
-	for i := range slot {
-		slot[i] = -1
+// histogramKeys is the number of histogram cells: 5 bits per colour channel and 2 for
+// alpha.
+const histogramKeys = 1 << 17
+
+// slotTables keeps histogram's key-to-slot tables (histogramKeys entries, every one -1
+// when in the pool): each use sets back the entries it set, which costs far less than
+// clearing half a megabyte.
+var slotTables = sync.Pool{New: func() any {
+	t := make([]int32, histogramKeys)
+	for i := range t {
+		t[i] = -1
 	}
-	var sums [][5]uint64 // per bin: R, G, B, A sums, pixel count
-	for y := 0; y < h; y++ {
-		if y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	return &t
+}}
+
+// counts is a histogram: its cells' keys in the order of their first pixel, the index of
+// that pixel, and per cell the R, G, B, A sums and the pixel count.
+type counts struct {
+	keys, first []int32
+	sums        [][5]uint64
+}
+
+// histogramKey is the histogram cell of the pixel p (a little-endian word, R low, A high,
+// A at least 128).
+func histogramKey(p uint32) int32 {
+	return int32(p>>3&0x1f)<<12 | int32(p>>11&0x1f)<<7 | int32(p>>19&0x1f)<<2 | int32(p>>24-128)>>5
+}
+
+// addRun adds n pixels of value word (R in the low byte, A in the high one) to the sums
+// s: R, G, B, A and the pixel count. Integer sums make n additions of one value and one
+// addition of n times it the same.
+func addRun(s *[5]uint64, word uint32, n uint64) {
+	s[0] += n * uint64(word&0xff)
+	s[1] += n * uint64(word>>8&0xff)
+	s[2] += n * uint64(word>>16&0xff)
+	s[3] += n * uint64(word>>24)
+	s[4] += n
+}
+
+// histogram counts the opaque pixels of img: flat pixels, and edge pixels too with
+// countEdges. Every pixel weighs one, so the sums are kept in integers and are exact.
+//
+// Bands of rows are counted in parallel and their parts joined in band order, so the
+// cells come out in the raster order of their first pixel, as one pass would give them.
+func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, countEdges bool) (counts, error) {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	grain := rowGrain(w)
+	bands := 4 * parallel.Workers(h, grain)
+	bandRows := (h + bands - 1) / bands
+	parts := make([]counts, bands)
+	le := binary.LittleEndian
+	err := parallel.For(ctx, bands, 1, func(_, lo, hi int) {
+		tp := slotTables.Get().(*[]int32)
+		slot := *tp
+		for band := lo; band < hi; band++ {
+			part := &parts[band]
+			// A run of one pixel value (pixels between that are not counted do not
+			// end it) is added at once: n is its length so far.
+			runWord, runSlot, n := uint32(0), int32(0), uint64(0)
+			for y := band * bandRows; y < min(h, (band+1)*bandRows); y++ {
+				row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+				fl := flat[y*w : (y+1)*w]
+				for x := range fl {
+					word := le.Uint32(row[4*x:])
+					if word>>24 < 128 {
+						continue
+					}
+					if !countEdges && fl[x] != 1 {
+						continue
+					}
+					if n > 0 && word == runWord {
+						n++
+						continue
+					}
+					if n > 0 {
+						addRun(&part.sums[runSlot], runWord, n)
+					}
+					key := histogramKey(word)
+					s := slot[key]
+					if s < 0 {
+						s = int32(len(part.sums))
+						slot[key] = s
+						part.keys = append(part.keys, key)
+						part.first = append(part.first, int32(y*w+x))
+						part.sums = append(part.sums, [5]uint64{})
+					}
+					runWord, runSlot, n = word, s, 1
+				}
+			}
+			if n > 0 {
+				addRun(&part.sums[runSlot], runWord, n)
+			}
+			for _, key := range part.keys {
+				slot[key] = -1
 			}
 		}
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		fl := flat[y*w : (y+1)*w]
-		for x := range fl {
-			p := row[4*x : 4*x+4]
-			r, g, b, a := p[0], p[1], p[2], p[3]
-			if a < 128 {
-				continue
-			}
-			if !countEdges && fl[x] != 1 && (blended == nil || blended[y*w+x] != unexplained) {
-				continue
-			}
-			key := int(r>>3)<<12 | int(g>>3)<<7 | int(b>>3)<<2 | int(a-128)>>5
+		slotTables.Put(tp)
+	})
+	if err != nil {
+		return counts{}, err
+	}
+	tp := slotTables.Get().(*[]int32)
+	slot := *tp
+	var all counts
+	for _, part := range parts {
+		for j, key := range part.keys {
 			s := slot[key]
 			if s < 0 {
-				s = int32(len(sums))
+				s = int32(len(all.sums))
 				slot[key] = s
-				sums = append(sums, [5]uint64{})
+				all.keys = append(all.keys, key)
+				all.first = append(all.first, part.first[j])
+				all.sums = append(all.sums, [5]uint64{})
 			}
-			sm := &sums[s]
-			sm[0] += uint64(r)
-			sm[1] += uint64(g)
-			sm[2] += uint64(b)
-			sm[3] += uint64(a)
-			sm[4]++
+			for c := range 5 {
+				all.sums[s][c] += part.sums[j][c]
+			}
 		}
 	}
-	bins := make([]bin, len(sums))
-	for i, sm := range sums {
+	for _, key := range all.keys {
+		slot[key] = -1
+	}
+	slotTables.Put(tp)
+	return all, nil
+}
+
+// with returns the histogram c with the listed pixels of img (opaque, of w pixels a row)
+// counted too, its cells in the raster order of their first pixel: what histogram would
+// count over c's pixels and these. c is not changed.
+func (c counts) with(img *image.NRGBA, w int, pixels []int32) counts {
+	out := counts{keys: slices.Clone(c.keys), first: slices.Clone(c.first), sums: slices.Clone(c.sums)}
+	tp := slotTables.Get().(*[]int32)
+	slot := *tp
+	for j, key := range out.keys {
+		slot[key] = int32(j)
+	}
+	for _, i := range pixels {
+		x, y := int(i)%w, int(i)/w
+		word := binary.LittleEndian.Uint32(img.Pix[y*img.Stride+4*x:])
+		key := histogramKey(word)
+		s := slot[key]
+		if s < 0 {
+			s = int32(len(out.sums))
+			slot[key] = s
+			out.keys = append(out.keys, key)
+			out.first = append(out.first, i)
+			out.sums = append(out.sums, [5]uint64{})
+		}
+		out.first[s] = min(out.first[s], i)
+		addRun(&out.sums[s], word, 1)
+	}
+	for _, key := range out.keys {
+		slot[key] = -1
+	}
+	slotTables.Put(tp)
+	order := make([]int, len(out.keys))
+	for j := range order {
+		order[j] = j
+	}
+	slices.SortFunc(order, func(a, b int) int { return int(out.first[a]) - int(out.first[b]) })
+	sorted := counts{keys: make([]int32, len(order)), first: make([]int32, len(order)), sums: make([][5]uint64, len(order))}
+	for j, o := range order {
+		sorted.keys[j], sorted.first[j], sorted.sums[j] = out.keys[o], out.first[o], out.sums[o]
+	}
+	return sorted
+}
+
+// bins returns the histogram's cells as median cut takes them, in the same order.
+func (c counts) bins() []bin {
+	bins := make([]bin, len(c.sums))
+	for i, sm := range c.sums {
 		bn := &bins[i]
 		bn.weight = float64(sm[4])
 		for c := range 4 {
@@ -346,7 +486,7 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, blended []in
 		}
 		bn.lab = ToLabF(bn.sum[0]/bn.weight, bn.sum[1]/bn.weight, bn.sum[2]/bn.weight, bn.sum[3]/bn.weight/255)
 	}
-	return bins, nil
+	return bins
 }
 
 func coord(l Lab, axis int) float64 {
@@ -515,92 +655,122 @@ func Nearest(pal []Lab, c Lab) int {
 	return best
 }
 
-// assign gives every pixel its nearest palette index, caching by exact colour.
-func assign(ctx context.Context, img *image.NRGBA, res *Result) error {
-	const cacheBits = 16
-	type entry struct {
-		key uint32
-		idx int16
-		ok  bool
-	}
+// colourCacheBits sizes assign's cache of nearest palette entries by exact colour.
+const colourCacheBits = 16
+
+// colourEntry is a colour's nearest palette index, valid while gen is its cache's gen.
+type colourEntry struct {
+	key uint32
+	idx int16
+	gen uint16
+}
+
+// colourCache is a cache of nearest palette entries. Each use (one worker of one
+// palette's assignment) counts gen up, which invalidates every entry at once.
+type colourCache struct {
+	entries []colourEntry
+	gen     uint16
+}
+
+// colourCaches keeps released colour caches (*colourCache), so that a trace does not
+// allocate and clear half a megabyte per worker for each palette.
+var colourCaches = sync.Pool{New: func() any { return &colourCache{entries: make([]colourEntry, 1<<colourCacheBits)} }}
+
+// assign gives every pixel its nearest palette index, caching by exact colour, and
+// returns the workers' colour sums per palette entry, summed in the same pass, from
+// which res.means makes the palette's mean colours.
+func assign(ctx context.Context, img *image.NRGBA, res *Result) ([]meanSums, error) {
 	w, h := res.Width, res.Height
 	grain := rowGrain(w)
-	caches := make([][]entry, parallel.Workers(h, grain))
-	return parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
-		cache := caches[worker]
-		if cache == nil {
-			cache = make([]entry, 1<<cacheBits)
-			caches[worker] = cache
+	workers := parallel.Workers(h, grain)
+	sums := newMeanSums(workers, len(res.Lab))
+	caches := make([]*colourCache, workers)
+	for k := range caches {
+		c := colourCaches.Get().(*colourCache)
+		c.gen++
+		if c.gen == 0 { // the stamps wrapped: forget every entry
+			clear(c.entries)
+			c.gen = 1
 		}
+		caches[k] = c
+	}
+	defer func() {
+		for _, c := range caches {
+			colourCaches.Put(c)
+		}
+	}()
+	le := binary.LittleEndian
+	err := parallel.For(ctx, h, grain, func(worker, y0, y1 int) {
+		c := caches[worker]
+		sum := sums[worker]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-			index := res.Index[y*w : (y+1)*w]
+			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
 			// A run of one colour (most of a flat image) looks its colour up once.
 			lastKey, lastIdx := uint32(0), int16(Transparent)
 			for x := range index {
-				r, g, b, a := row[4*x], row[4*x+1], row[4*x+2], row[4*x+3]
-				if a < 128 {
+				key := le.Uint32(row[4*x:]) // R in the low byte, A in the high one
+				if key>>24 < 128 {
 					index[x] = Transparent
 					continue
 				}
-				key := uint32(r)<<24 | uint32(g)<<16 | uint32(b)<<8 | uint32(a)
 				if key != lastKey {
-					e := &cache[(key*2654435761)>>(32-cacheBits)]
-					if !e.ok || e.key != key {
-						*e = entry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), ok: true}
+					e := &c.entries[(key*2654435761)>>(32-colourCacheBits)]
+					if e.gen != c.gen || e.key != key {
+						r, g, b, a := uint8(key), uint8(key>>8), uint8(key>>16), uint8(key>>24)
+						*e = colourEntry{key: key, idx: int16(Nearest(res.Lab, ToLab(r, g, b, a))), gen: c.gen}
 					}
 					lastKey, lastIdx = key, e.idx
 				}
 				index[x] = lastIdx
-			}
-		}
-	})
-}
-
-// paletteMeans returns each entry's mean colour over its flat pixels, or over all its
-// pixels when it has no flat ones, and updates res.Lab to match.
-func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.NRGBA, error) {
-	n := len(res.Lab)
-	w := res.Width
-	grain := rowGrain(w)
-	// Integer sums per worker, added up after: exact, so the same in any order.
-	workers := parallel.Workers(res.Height, grain)
-	flatSums, allSums := make([][][5]uint64, workers), make([][][5]uint64, workers)
-	for k := range workers {
-		flatSums[k], allSums[k] = make([][5]uint64, n), make([][5]uint64, n)
-	}
-	err := parallel.For(ctx, res.Height, grain, func(worker, y0, y1 int) {
-		flatSum, allSum := flatSums[worker], allSums[worker]
-		for y := y0; y < y1; y++ {
-			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-			index, flat := res.Index[y*w:(y+1)*w], res.Flat[y*w:(y+1)*w]
-			for x, k := range index {
-				if k < 0 {
-					continue
-				}
-				s := &allSum[k]
-				if flat[x] == 1 {
-					s = &flatSum[k]
-				}
-				p := row[4*x : 4*x+4]
-				s[0] += uint64(p[0])
-				s[1] += uint64(p[1])
-				s[2] += uint64(p[2])
-				s[3] += uint64(p[3])
-				s[4]++
+				sum.add(lastIdx, flat[x], key)
 			}
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
+	return sums, nil
+}
+
+// meanSums holds one worker's integer colour sums per palette entry (R, G, B, A and the
+// pixel count), over its flat pixels and over the others: exact, so the workers' sums
+// add up to the same totals in any order.
+type meanSums struct{ flat, edge [][5]uint64 }
+
+func newMeanSums(workers, n int) []meanSums {
+	sums := make([]meanSums, workers)
+	for k := range sums {
+		sums[k] = meanSums{make([][5]uint64, n), make([][5]uint64, n)}
+	}
+	return sums
+}
+
+// add counts pixel p (a little-endian word, R low, A high) of palette entry k, flat
+// when flat is 1.
+func (m meanSums) add(k int16, flat uint8, p uint32) {
+	s := &m.edge[k]
+	if flat == 1 {
+		s = &m.flat[k]
+	}
+	s[0] += uint64(p & 0xff)
+	s[1] += uint64(p >> 8 & 0xff)
+	s[2] += uint64(p >> 16 & 0xff)
+	s[3] += uint64(p >> 24)
+	s[4]++
+}
+
+// means returns each palette entry's mean colour over its flat pixels, or over all its
+// pixels when it has no flat ones, from the workers' sums, and updates res.Lab to match.
+func (res *Result) means(sums []meanSums) []color.NRGBA {
+	n := len(res.Lab)
 	var flatSum, allSum = make([][5]float64, n), make([][5]float64, n)
 	for k := range n {
 		var fs, as [5]uint64
-		for wk := range workers {
+		for _, wk := range sums {
 			for c := range 5 {
-				fs[c] += flatSums[wk][k][c]
-				as[c] += allSums[wk][k][c]
+				fs[c] += wk.flat[k][c]
+				as[c] += wk.flat[k][c] + wk.edge[k][c]
 			}
 		}
 		for c := range 5 {
@@ -621,7 +791,7 @@ func paletteMeans(ctx context.Context, img *image.NRGBA, res *Result) ([]color.N
 		pal[k] = color.NRGBA{u(s[0]), u(s[1]), u(s[2]), u(s[3])}
 		res.Lab[k] = ToLab(pal[k].R, pal[k].G, pal[k].B, pal[k].A)
 	}
-	return pal, nil
+	return pal
 }
 
 // labToNRGBA converts back from Oklab, for palette entries no pixel uses.

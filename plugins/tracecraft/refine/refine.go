@@ -369,16 +369,30 @@ const regionGrain = 8
 
 // render draws every region with the current fits onto canvas, transparent regions left
 // out. Regions are rasterised in parallel, in batches of at most maskArea pixels of
-// masks, and added in region order, so every pixel sums the same floats in the same
-// order whatever the number of cores.
+// masks, and added in region order (rows of the canvas in parallel), so every pixel sums
+// the same floats in the same order whatever the number of cores.
 func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 	res := f.res
 	rm := res.Seg.Regions
 	full := image.Rect(0, 0, rm.Width, rm.Height)
 	bounds := func(reg int) image.Rectangle { return rm.Regions[reg].Bounds.Inset(-2).Intersect(full) }
 	workers := parallel.Workers(len(rm.Regions), regionGrain)
+	// The workers' rasterisers come from a pool: each holds a buffer of 4 bytes a pixel
+	// of its largest mask, which a new rasteriser per trace would allocate and clear again.
 	if len(f.rasts) < workers {
-		f.rasts = make([]renderScratch, workers)
+		for len(f.rasts) < workers {
+			sc, _ := renderScratches.Get().(*renderScratch)
+			if sc == nil {
+				sc = new(renderScratch)
+			}
+			f.rasts = append(f.rasts, sc)
+		}
+		defer func() {
+			for _, sc := range f.rasts {
+				renderScratches.Put(sc)
+			}
+			f.rasts = nil
+		}()
 	}
 	var masks []render.Mask
 	// The masks' buffer is kept between traces, as the canvas is: allocating and
@@ -407,7 +421,7 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 		buf = buf[:area]
 		masks = slices.Grow(masks[:0], hi-lo)[:hi-lo]
 		err := parallel.For(ctx, hi-lo, regionGrain, func(worker, a, b int) {
-			sc := &f.rasts[worker]
+			sc := f.rasts[worker]
 			for k := a; k < b; k++ {
 				reg := lo + k
 				masks[k] = render.Mask{}
@@ -425,10 +439,16 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 		if err != nil {
 			return err
 		}
-		for k, m := range masks {
-			if len(m.Alpha) > 0 {
-				canvas.AddMask(m, res.premul(int32(lo+k)))
+		// Rows of the canvas are shared out; each adds the batch's masks in region order.
+		err = parallel.For(ctx, rm.Height, max(1, 16384/max(1, rm.Width)), func(_, y0, y1 int) {
+			for k, m := range masks {
+				if len(m.Alpha) > 0 && m.Bounds.Min.Y < y1 && m.Bounds.Max.Y > y0 {
+					canvas.AddMaskRows(m, res.premul(int32(lo+k)), y0, y1)
+				}
 			}
+		})
+		if err != nil {
+			return err
 		}
 		lo = hi
 	}
@@ -437,6 +457,9 @@ func (f *fitter) render(ctx context.Context, canvas *render.Canvas) error {
 
 // maskBufs keeps released mask buffers of render (*[]uint8).
 var maskBufs sync.Pool
+
+// renderScratches keeps released render workers' scratch (*renderScratch).
+var renderScratches sync.Pool
 
 // renderScratch is one render worker's rasteriser and path buffers.
 type renderScratch struct {
@@ -736,7 +759,7 @@ type fitter struct {
 	junctions map[planar.Point]fit.Point
 	dirty     []bool        // edges to refit; nil: all
 	samples   [][]fit.Point // per worker
-	rasts     []renderScratch
+	rasts     []*renderScratch
 }
 
 // edgeGrain is the fewest edges worth handing to a goroutine of their own.

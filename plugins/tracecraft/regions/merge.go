@@ -24,6 +24,7 @@ type merger struct {
 	slot   []int32      // slot of each region that starts small, else -1
 	sum    [][5]float64 // per slot: premultiplied R, G, B sums, alpha sum, pixel count
 	nb     [][]int32    // per slot: neighbouring regions (not yet resolved to roots)
+	pairs  []uint64     // every pair of touching regions one of which starts small, once
 	parent []int32      // union-find forest of merged regions
 	cache  []quantize.Lab
 	cached []bool
@@ -33,10 +34,15 @@ type merger struct {
 // neighbour (nearest palette colour in Oklab, alpha included, transparency counting as
 // a colour of alpha 0; ties to the lower index), smallest first, until no region is
 // smaller or one has no neighbour. A merged region takes the colour of the region it
-// joins. regionPalette holds each region's palette index. It rewrites m.Labels to the
-// surviving regions' indices.
-func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Result, regionPalette []int32, n, minRegion int) error {
-	g := newMerger(m, q, regionPalette, n, minRegion)
+// joins. comps holds the regions of m.Labels as components measured them. It sets
+// m.Regions and rewrites m.Labels to them.
+//
+// Merging can join two regions of one colour through the region that merged; they
+// become one region, as numbering the 4-connected components of the merged map's
+// colours would make them, numbered in raster order of their first pixel.
+func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Result, comps []component, minRegion int) error {
+	n := len(comps)
+	g := newMerger(m, q, comps, minRegion)
 	if err := g.sumColours(ctx, img); err != nil {
 		return err
 	}
@@ -46,13 +52,44 @@ func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Resu
 	if err := g.run(ctx); err != nil {
 		return err
 	}
-	root := make([]int32, n)
-	for l := range root {
-		root[l] = g.find(int32(l))
+	// Regions of the merged map: each merged region with the one it joined, and two
+	// touching regions that now have one colour. Two touching regions had different
+	// colours before merging (else they would be one component), so they have one
+	// colour now only if one of them merged, and merged regions started small: their
+	// pairs are all in g.pairs. A set's smallest region index is the one whose first
+	// pixel comes first in raster order, so label.Number numbers the merged regions in
+	// that order.
+	final := make([]int32, n)
+	for l := range final {
+		final[l] = int32(l)
+	}
+	for l := range final {
+		if r := g.find(int32(l)); r != int32(l) {
+			label.Union(final, int32(l), r)
+		}
+	}
+	for _, p := range g.pairs {
+		a, b := g.find(int32(p>>32)), g.find(int32(uint32(p)))
+		if a != b && g.regionPalette[a] == g.regionPalette[b] {
+			label.Union(final, int32(p>>32), int32(uint32(p)))
+		}
+	}
+	merged := make([]component, label.Number(final))
+	for k := range merged {
+		merged[k] = empty(0)
+	}
+	for l, c := range comps {
+		k := final[l]
+		merged[k].join(c)
+		merged[k].key = int16(g.regionPalette[g.find(int32(l))]) // the colour it took
+	}
+	m.Regions = make([]Region, len(merged))
+	for k, c := range merged {
+		m.Regions[k] = c.region(q, int(c.key))
 	}
 	return parallel.For(ctx, len(m.Labels), 1<<16, func(_, lo, hi int) {
 		for i, l := range m.Labels[lo:hi] {
-			m.Labels[lo+i] = root[l]
+			m.Labels[lo+i] = final[l]
 		}
 	})
 }
@@ -60,23 +97,21 @@ func (m *Map) mergeSmall(ctx context.Context, img *image.NRGBA, q *quantize.Resu
 // rowGrain is the fewest rows of width w worth handing to a goroutine of their own.
 func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
-// newMerger counts the regions' sizes and gives a slot to each small one.
-func newMerger(m *Map, q *quantize.Result, regionPalette []int32, n, minRegion int) *merger {
-	g := &merger{m: m, q: q, regionPalette: regionPalette, minRegion: minRegion,
+// newMerger gives a slot to each small region of comps.
+func newMerger(m *Map, q *quantize.Result, comps []component, minRegion int) *merger {
+	n := len(comps)
+	g := &merger{m: m, q: q, minRegion: minRegion, regionPalette: make([]int32, n),
 		size: make([]int32, n), slot: make([]int32, n), parent: make([]int32, n)}
-	for _, l := range m.Labels {
-		g.size[l]++
-	}
 	nSmall := int32(0)
-	for l := range g.slot {
+	for l, c := range comps {
+		g.size[l] = c.pixels
+		g.regionPalette[l] = int32(c.key)
+		g.parent[l] = int32(l)
 		g.slot[l] = -1
 		if g.small(int32(l)) {
 			g.slot[l] = nSmall
 			nSmall++
 		}
-	}
-	for i := range g.parent {
-		g.parent[i] = int32(i)
 	}
 	g.sum = make([][5]float64, nSmall)
 	g.nb = make([][]int32, nSmall)
@@ -107,21 +142,32 @@ func (g *merger) sumColours(ctx context.Context, img *image.NRGBA) error {
 		sum := sums[worker]
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride:]
-			for x := 0; x < w; x++ {
-				k := g.slot[g.m.Labels[y*w+x]]
+			labels, index := g.m.Labels[y*w:(y+1)*w], g.q.Index[y*w:(y+1)*w]
+			// Most pixels lie in regions that are not small: skip them run by run.
+			for x0 := 0; x0 < w; {
+				l := labels[x0]
+				x1 := x0 + 1
+				for x1 < w && labels[x1] == l {
+					x1++
+				}
+				k := g.slot[l]
 				if k < 0 {
+					x0 = x1
 					continue
 				}
-				a := float64(row[4*x+3])
-				if g.q.Index[y*w+x] == quantize.Transparent {
-					a = 0
-				}
 				s := &sum[k]
-				s[0] += float64(row[4*x]) * a
-				s[1] += float64(row[4*x+1]) * a
-				s[2] += float64(row[4*x+2]) * a
-				s[3] += a
-				s[4]++
+				for x := x0; x < x1; x++ {
+					a := float64(row[4*x+3])
+					if index[x] == quantize.Transparent {
+						a = 0
+					}
+					s[0] += float64(row[4*x]) * a
+					s[1] += float64(row[4*x+1]) * a
+					s[2] += float64(row[4*x+2]) * a
+					s[3] += a
+					s[4]++
+				}
+				x0 = x1
 			}
 		}
 	})
@@ -152,15 +198,20 @@ func (g *merger) findNeighbours(ctx context.Context) error {
 		lastH, lastV := uint64(math.MaxUint64), uint64(math.MaxUint64)
 		for y := y0; y < y1; y++ {
 			row := labels[y*w : (y+1)*w]
-			for x := 1; x < w; x++ {
-				if a, b := row[x-1], row[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
-					if k := pairKey(a, b); k != lastH {
-						pairs, lastH = append(pairs, k), k
+			a := row[0]
+			for _, b := range row[1:] {
+				if b != a {
+					if slot[a] >= 0 || slot[b] >= 0 {
+						if k := pairKey(a, b); k != lastH {
+							pairs, lastH = append(pairs, k), k
+						}
 					}
+					a = b
 				}
 			}
 			if y+1 < h {
 				below := labels[(y+1)*w : (y+2)*w]
+				below = below[:len(row)]
 				for x, a := range row {
 					if b := below[x]; b != a && (slot[a] >= 0 || slot[b] >= 0) {
 						if k := pairKey(a, b); k != lastV {
@@ -177,10 +228,9 @@ func (g *merger) findNeighbours(ctx context.Context) error {
 	}
 	pairs := slices.Concat(lists...)
 	slices.Sort(pairs)
-	for i, p := range pairs {
-		if i > 0 && pairs[i-1] == p {
-			continue
-		}
+	pairs = slices.Compact(pairs)
+	g.pairs = pairs
+	for _, p := range pairs {
 		a, b := int32(p>>32), int32(uint32(p))
 		if k := slot[a]; k >= 0 {
 			g.nb[k] = append(g.nb[k], b)

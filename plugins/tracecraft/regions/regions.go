@@ -60,66 +60,88 @@ type Options struct {
 func Build(ctx context.Context, img *image.NRGBA, q *quantize.Result, opt Options) (*Map, error) {
 	w, h := q.Width, q.Height
 	m := &Map{Width: w, Height: h}
-	labels, n, err := components(ctx, w, h, q.Index, nil)
+	labels, comps, err := components(ctx, w, h, q.Index)
 	if err != nil {
 		return nil, err
 	}
 	m.Labels = labels
-	if opt.MinRegion > 1 && n > 1 {
-		// A merged region keeps the palette index of the region it merged into.
-		regionPalette := m.regionPalettes(q, n)
-		if err := m.mergeSmall(ctx, img, q, regionPalette, n, opt.MinRegion); err != nil {
-			return nil, err
-		}
-		// Merging can join two regions of one colour through the region that merged;
-		// numbering components of the merged map's colours joins them for good.
-		pal := make([]int16, len(m.Labels))
-		for i, l := range m.Labels {
-			pal[i] = int16(regionPalette[l])
-		}
-		if labels, n, err = components(ctx, w, h, pal, m.Labels); err != nil {
-			return nil, err
-		}
-		m.Labels = labels
-		m.measure(pal, q, n)
-		return m, nil
+	if opt.MinRegion > 1 && len(comps) > 1 {
+		return m, m.mergeSmall(ctx, img, q, comps, opt.MinRegion)
 	}
-	m.measure(q.Index, q, n)
+	m.Regions = make([]Region, len(comps))
+	for l, c := range comps {
+		m.Regions[l] = c.region(q, int(c.key))
+	}
 	return m, nil
 }
 
+// component is what components measures of one component: the key of its pixels, their
+// number and its bounds.
+type component struct {
+	key            int16
+	pixels         int32
+	x0, y0, x1, y1 int32
+}
+
+// add counts the run of pixels x0..x1-1 of row y into c.
+func (c *component) add(x0, x1, y int32) {
+	c.pixels += x1 - x0
+	c.x0, c.x1 = min(c.x0, x0), max(c.x1, x1)
+	c.y0, c.y1 = min(c.y0, y), max(c.y1, y+1)
+}
+
+// join adds the pixels of d to c, which takes d's key (both have the same key, or c is
+// empty).
+func (c *component) join(d component) {
+	c.key = d.key
+	c.pixels += d.pixels
+	c.x0, c.x1 = min(c.x0, d.x0), max(c.x1, d.x1)
+	c.y0, c.y1 = min(c.y0, d.y0), max(c.y1, d.y1)
+}
+
+// empty is a component of no pixels, which add and join widen.
+func empty(key int16) component {
+	return component{key: key, x0: math.MaxInt32, y0: math.MaxInt32, x1: math.MinInt32, y1: math.MinInt32}
+}
+
+// region returns the Region of c's pixels painted with palette index palette.
+func (c component) region(q *quantize.Result, palette int) Region {
+	r := Region{Palette: palette, Pixels: int(c.pixels), Bounds: image.Rect(int(c.x0), int(c.y0), int(c.x1), int(c.y1))}
+	if !r.Transparent() {
+		r.Color = q.Palette[palette]
+	}
+	return r
+}
+
 // components labels the 4-connected components of equal key, numbering them in raster
-// order of their first pixel. It is the classic two-pass union-find labelling, done by
-// runs (each run of equal keys in a row takes one provisional label, joined with the
-// labels of the equal-keyed pixels above it) and in bands of rows across cores (each
-// band labels its rows with labels of its own, then the bands are joined along the rows
-// where they meet). The labels are written into dst when it is not nil (w*h long; its
-// contents are lost).
+// order of their first pixel, and measures them. It is the classic two-pass union-find
+// labelling, done by runs (each run of equal keys in a row takes one provisional label,
+// joined with the labels of the equal-keyed pixels above it) and in bands of rows across
+// cores (each band labels its rows with labels of its own, then the bands are joined
+// along the rows where they meet).
 //
 // Provisional labels count up in raster order over the whole image (a band's follow the
 // previous band's), a set's smallest label is its root (label.Union keeps the smaller)
 // and was given at the set's first pixel in raster order, so label.Number numbers the
 // components in that order, however the rows are split into bands.
-func components(ctx context.Context, w, h int, key []int16, dst []int32) ([]int32, int, error) {
-	return componentsInBands(ctx, w, h, key, dst, min(maxBands, (h+bandRows(w)-1)/bandRows(w)))
+func components(ctx context.Context, w, h int, key []int16) ([]int32, []component, error) {
+	return componentsInBands(ctx, w, h, key, min(maxBands, (h+bandRows(w)-1)/bandRows(w)))
 }
 
 // componentsInBands is components with the rows cut into the given number of bands.
-func componentsInBands(ctx context.Context, w, h int, key []int16, dst []int32, bands int) ([]int32, int, error) {
-	labels := dst
-	if labels == nil {
-		labels = make([]int32, w*h)
-	}
+func componentsInBands(ctx context.Context, w, h int, key []int16, bands int) ([]int32, []component, error) {
+	labels := make([]int32, w*h)
 	bands = max(1, min(bands, h))
 	first := func(b int) int { return b * h / bands } // first row of band b
 	parents := make([][]int32, bands)
+	measures := make([][]component, bands)
 	err := parallel.For(ctx, bands, 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
-			parents[b] = labelRows(w, key, labels, first(b), first(b+1))
+			parents[b], measures[b] = labelRows(w, key, labels, first(b), first(b+1))
 		}
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	// One forest over every band's labels, band b's offset by the labels before it.
 	offset := make([]int32, bands+1)
@@ -137,18 +159,28 @@ func componentsInBands(ctx context.Context, w, h int, key []int16, dst []int32, 
 		joinRows(w, key, labels, y, offset[b-1], offset[b], parent)
 	}
 	n := label.Number(parent)
+	comps := make([]component, n)
+	for i := range comps {
+		comps[i] = empty(0)
+	}
+	for b, ms := range measures {
+		for i, c := range ms {
+			comps[parent[offset[b]+int32(i)]].join(c)
+		}
+	}
 	err = parallel.For(ctx, bands, 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			off := offset[b]
-			for i := first(b) * w; i < first(b+1)*w; i++ {
-				labels[i] = parent[off+labels[i]]
+			band := labels[first(b)*w : first(b+1)*w]
+			for i, l := range band {
+				band[i] = parent[off+l]
 			}
 		}
 	})
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
-	return labels, n, nil
+	return labels, comps, nil
 }
 
 // bandRows is the fewest rows of width w worth labelling on a goroutine of their own,
@@ -158,17 +190,25 @@ func bandRows(w int) int { return max(1, 65536/max(1, w)) }
 
 const maxBands = 64
 
+// run is a run of equal keys in a row, pixels x0..x1-1, and its provisional label.
+type run struct {
+	x0, x1 int32
+	label  int32
+	key    int16
+}
+
 // labelRows labels rows y0..y1-1 of key by runs, with labels counted from 0 for these
-// rows alone, into labels, and returns their union-find forest.
-func labelRows(w int, key []int16, labels []int32, y0, y1 int) []int32 {
+// rows alone, into labels, and returns their union-find forest and what each label's
+// runs hold. A run is joined with the equal-keyed runs of the row above it that it
+// touches, found among that row's runs, not pixel by pixel.
+func labelRows(w int, key []int16, labels []int32, y0, y1 int) ([]int32, []component) {
 	parent := make([]int32, 0, 256)
+	comps := make([]component, 0, 256)
+	var above, cur []run
 	for y := y0; y < y1; y++ {
 		row, lab := key[y*w:(y+1)*w], labels[y*w:(y+1)*w]
-		var up []int16
-		var labUp []int32
-		if y > y0 {
-			up, labUp = key[(y-1)*w:y*w], labels[(y-1)*w:y*w]
-		}
+		cur = cur[:0]
+		j := 0 // the first run above that may touch the current run
 		for x0 := 0; x0 < w; {
 			k := row[x0]
 			x1 := x0 + 1
@@ -176,32 +216,39 @@ func labelRows(w int, key []int16, labels []int32, y0, y1 int) []int32 {
 				x1++
 			}
 			l, last := int32(-1), int32(-1)
-			if up != nil {
-				for x, u := range up[x0:x1] {
-					lu := labUp[x0+x]
-					if u != k || lu == last {
-						continue // another key, or the run above already joined
-					}
-					last = lu
-					switch {
-					case l < 0:
-						l = lu
-					case lu != l:
-						l = label.Union(parent, l, lu)
-					}
+			for j < len(above) && int(above[j].x1) <= x0 {
+				j++
+			}
+			for _, a := range above[j:] {
+				if int(a.x0) >= x1 {
+					break
+				}
+				if a.key != k || a.label == last {
+					continue // another key, or a run of the label just joined
+				}
+				last = a.label
+				switch {
+				case l < 0:
+					l = a.label
+				case a.label != l:
+					l = label.Union(parent, l, a.label)
 				}
 			}
 			if l < 0 {
 				l = int32(len(parent))
 				parent = append(parent, l)
+				comps = append(comps, empty(k))
 			}
+			comps[l].add(int32(x0), int32(x1), int32(y))
+			cur = append(cur, run{x0: int32(x0), x1: int32(x1), label: l, key: k})
 			for x := x0; x < x1; x++ {
 				lab[x] = l
 			}
 			x0 = x1
 		}
+		above, cur = cur, above
 	}
-	return parent
+	return parent, comps
 }
 
 // joinRows joins the labels of row y (band labels offset by below) with those of the
@@ -220,59 +267,6 @@ func joinRows(w int, key []int16, labels []int32, y int, above, below int32, par
 		}
 		lastA, lastB = a, b
 		label.Union(parent, above+a, below+b)
-	}
-}
-
-// regionPalettes returns the palette index of each region of the current labels.
-func (m *Map) regionPalettes(q *quantize.Result, n int) []int32 {
-	pal := make([]int32, n)
-	for i := range pal {
-		pal[i] = math.MinInt32
-	}
-	for i, l := range m.Labels {
-		if pal[l] == math.MinInt32 {
-			pal[l] = int32(q.Index[i])
-		}
-	}
-	return pal
-}
-
-// measure fills m.Regions from the labels: palette, colour, area and bounds. palette
-// holds each pixel's palette index after merging. It reads the labels by runs.
-func (m *Map) measure(palette []int16, q *quantize.Result, n int) {
-	w, h := m.Width, m.Height
-	m.Regions = make([]Region, n)
-	seen := make([]bool, n)
-	type box struct{ x0, y0, x1, y1 int }
-	boxes := make([]box, n)
-	for y := 0; y < h; y++ {
-		row := m.Labels[y*w : (y+1)*w]
-		for x0 := 0; x0 < w; {
-			l := row[x0]
-			x1 := x0 + 1
-			for x1 < w && row[x1] == l {
-				x1++
-			}
-			r := &m.Regions[l]
-			b := &boxes[l]
-			if !seen[l] {
-				seen[l] = true
-				r.Palette = int(palette[y*w+x0])
-				*b = box{x0, y, x1, y + 1}
-			} else {
-				b.x0, b.x1, b.y1 = min(b.x0, x0), max(b.x1, x1), y+1
-			}
-			r.Pixels += x1 - x0
-			x0 = x1
-		}
-	}
-	for l := range m.Regions {
-		r := &m.Regions[l]
-		b := boxes[l]
-		r.Bounds = image.Rect(b.x0, b.y0, b.x1, b.y1)
-		if !r.Transparent() {
-			r.Color = q.Palette[r.Palette]
-		}
 	}
 }
 

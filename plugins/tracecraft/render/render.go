@@ -114,14 +114,28 @@ func (r *Rasterizer) Mask(paths []fit.Path, bounds image.Rectangle, buf []uint8)
 
 // AddMask adds m's coverage times the premultiplied colour pm (0..255 channels) to the
 // canvas, as Add does for the paths m was made of.
-func (c *Canvas) AddMask(m Mask, pm [4]float32) {
-	c.eachCovered(m, func(i int, cov float32) {
-		p := c.Pix[4*i : 4*i+4]
-		p[0] += cov * pm[0]
-		p[1] += cov * pm[1]
-		p[2] += cov * pm[2]
-		p[3] += cov * pm[3]
-	})
+func (c *Canvas) AddMask(m Mask, pm [4]float32) { c.AddMaskRows(m, pm, m.Bounds.Min.Y, m.Bounds.Max.Y) }
+
+// AddMaskRows is AddMask on the canvas rows y0..y1-1 alone: goroutines that add the same
+// masks in the same order to rows of their own make the canvas AddMask would.
+func (c *Canvas) AddMaskRows(m Mask, pm [4]float32, y0, y1 int) {
+	bw := m.Bounds.Dx()
+	for y := max(y0, m.Bounds.Min.Y); y < min(y1, m.Bounds.Max.Y); y++ {
+		row := m.Alpha[(y-m.Bounds.Min.Y)*bw : (y-m.Bounds.Min.Y+1)*bw]
+		base := y*c.Width + m.Bounds.Min.X
+		pix := c.Pix[4*base : 4*(base+bw)]
+		for x, a := range row {
+			if a == 0 {
+				continue
+			}
+			cov := float32(a) / 255
+			p := pix[4*x : 4*x+4 : 4*x+4]
+			p[0] += cov * pm[0]
+			p[1] += cov * pm[1]
+			p[2] += cov * pm[2]
+			p[3] += cov * pm[3]
+		}
+	}
 }
 
 // Add rasterises the closed paths and adds their coverage times the premultiplied colour

@@ -12,6 +12,7 @@ import (
 	"encoding/csv"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,6 +42,7 @@ func main() {
 	exclude := flag.String("exclude", "", "settings to leave out of the pool and the table (comma-separated)")
 	scores := flag.String("scores", "", "read SSIM and bytes from the bench's results instead of scoring: DIR/<prefix><setting>.csv as `bench.sh score --engine <prefix><setting> --results DIR` writes them")
 	prefix := flag.String("prefix", "", "the engine name prefix of -scores files")
+	rule := flag.Bool("rule", false, "judge the selector's auto rule as the code now has it (selector.AutoCandidates), as setting \"rule\": the preset folders' traces of its candidates, the higher SSIM (4 decimals) kept, the smaller file on a tie")
 	flag.Parse()
 	files, _ := filepath.Glob(filepath.Join(*corpus, "*", "*.png"))
 	sort.Strings(files)
@@ -56,6 +58,13 @@ func main() {
 		}
 	}
 	judged := strings.Split(*judge, ",")
+	ruleCol := -1
+	if *rule {
+		sets = append(sets, "rule")
+		judged = append(judged, "rule")
+		ruleCol = len(sets) - 1
+	}
+	tries := 0
 	var bench map[string]map[string]cell
 	if *scores != "" {
 		bench = map[string]map[string]cell{}
@@ -82,9 +91,13 @@ func main() {
 			if err != nil {
 				return
 			}
-			picks[i] = selector.Choose(analysis.Measure(ref))
+			feats := analysis.Measure(ref)
+			picks[i] = selector.Choose(feats)
 			cat, name := filepath.Base(filepath.Dir(f)), strings.TrimSuffix(filepath.Base(f), ".png")
 			for j, s := range sets {
+				if j == ruleCol {
+					continue
+				}
 				if bench != nil {
 					table[i][j] = bench[s][cat+"/"+name]
 					continue
@@ -102,13 +115,35 @@ func main() {
 				}
 				table[i][j] = cell{ssim: *sc.SSIM, bytes: len(svg), ok: true}
 			}
+			if ruleCol >= 0 {
+				// As auto traces them: the first two distinct settings (a preset's own
+				// settings, or its variant's).
+				var names, keys []string
+				for _, c := range selector.AutoCandidates(feats) {
+					key := settingsKey(c.Category, c.Variant)
+					if slices.Contains(keys, key) || len(keys) == 2 {
+						continue
+					}
+					keys = append(keys, key)
+					names = append(names, c.Category)
+					k := slices.Index(sets, c.Category)
+					if k < 0 || !table[i][k].ok {
+						continue
+					}
+					got, r := table[i][k], &table[i][ruleCol]
+					if !r.ok || round4(got.ssim) > round4(r.ssim) || (round4(got.ssim) == round4(r.ssim) && got.bytes < r.bytes) {
+						*r = got
+					}
+				}
+				picks[i] = strings.Join(names, "+")
+			}
 		}()
 	}
 	wg.Wait()
 
 	type summary struct {
-		within, over01, bytesOver, n int
-		worst, sum                   float64
+		within, met, over01, bytesOver, n int
+		worst, sum                        float64
 	}
 	sums := make([]summary, len(judged))
 	for i, f := range files {
@@ -127,6 +162,9 @@ func main() {
 			continue
 		}
 		b := table[i][best]
+		if strings.Contains(picks[i], "+") {
+			tries++
+		}
 		line := fmt.Sprintf("%-8s %-36s choose=%-8s best=%-15s %.4f %8d", cat, name, picks[i], sets[best], b.ssim, b.bytes)
 		for k, jn := range judged {
 			j := slices.Index(sets, jn)
@@ -146,6 +184,9 @@ func main() {
 			s.sum += max(loss, 0)
 			if loss <= 0.005 {
 				s.within++
+				if ratio <= 1.5 {
+					s.met++
+				}
 			}
 			if loss > 0.01 {
 				s.over01++
@@ -166,16 +207,38 @@ func main() {
 			fmt.Println("    ", strings.Join(parts, " "))
 		}
 	}
+	if ruleCol >= 0 {
+		fmt.Printf("\nrule: two candidates traced on %d of %d images\n", tries, len(files))
+	}
 	fmt.Printf("\npool: %s\n", strings.Join(slices.DeleteFunc(slices.Clone(sets), func(s string) bool { return slices.Contains(judged, s) }), ", "))
 	for k, jn := range judged {
 		s := sums[k]
 		if s.n == 0 {
 			continue
 		}
-		fmt.Printf("%-6s images %d: within 0.005 %d, more than 0.01 below %d, bytes over 1.5x %d, worst loss %.4f, mean loss %.4f\n",
-			jn, s.n, s.within, s.over01, s.bytesOver, s.worst, s.sum/float64(s.n))
+		fmt.Printf("%-6s images %d: within 0.005 %d (and bytes at most 1.5x: %d), more than 0.01 below %d, bytes over 1.5x %d, worst loss %.4f, mean loss %.4f\n",
+			jn, s.n, s.within, s.met, s.over01, s.bytesOver, s.worst, s.sum/float64(s.n))
 	}
 }
+
+// settingsKey names the engine and parameters the preset category (with variant) traces
+// with, so that presets with the same settings count once.
+func settingsKey(category, variant string) string {
+	for _, p := range selector.Presets() {
+		if p.Name != category {
+			continue
+		}
+		for _, v := range p.Variants {
+			if v.Name == variant {
+				return fmt.Sprint(v.Engine, v.Params)
+			}
+		}
+		return fmt.Sprint(p.Engine, p.Params)
+	}
+	return category + "/" + variant
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 // readBench reads a bench results CSV: ssim and svgBytes by image (category/name).
 func readBench(path string) map[string]cell {

@@ -32,8 +32,8 @@ func main() {
 		if got == want {
 			ok++
 		}
-		fmt.Printf("%-8s %-8s %-40s colors=%.0f top1=%.2f top4=%.2f top16=%.2f edge=%.3f grad=%.3f flat=%.2f sat=%.2f gray=%.2f ext=%.2f tr=%.2f\n", want, got, filepath.Base(f),
-			m[analysis.Colors], m[analysis.Top1Share], m[analysis.Top4Share], m[analysis.Top16Share], m[analysis.EdgeShare], m[analysis.GradientShare], m[analysis.FlatShare], m[analysis.Saturation], m[analysis.GrayShare], m[analysis.ExtremeShare], m[analysis.TransparentShare])
+		fmt.Printf("%-8s %-8s %-40s colors=%.0f top1=%.2f top4=%.2f top16=%.2f edge=%.3f grad=%.3f flat=%.2f sat=%.2f gray=%.2f ext=%.2f tr=%.2f tex=%.3f t16f=%.2f unamb=%v\n", want, got, filepath.Base(f),
+			m[analysis.Colors], m[analysis.Top1Share], m[analysis.Top4Share], m[analysis.Top16Share], m[analysis.EdgeShare], m[analysis.GradientShare], m[analysis.FlatShare], m[analysis.Saturation], m[analysis.GrayShare], m[analysis.ExtremeShare], m[analysis.TransparentShare], m[analysis.TextureShare], m[analysis.Top16FineShare], selector.Unambiguous(m))
 	}
 	fmt.Println("correct", ok, "of", len(files))
 }
