@@ -48,6 +48,7 @@ func dropThinByFlood(b []bool, d []int32, r2 float64, w, h int) bool {
 
 func TestDropThinEqualsAFloodFillOfEachPart(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
+	dropped, kept := 0, 0
 	for _, tc := range []struct {
 		name string
 		w, h int
@@ -68,9 +69,20 @@ func TestDropThinEqualsAFloodFillOfEachPart(t *testing.T) {
 		}
 		want := slices.Clone(b)
 		wantLeft := dropThinByFlood(want, d, 6.5, tc.w, tc.h)
+		before := slices.Clone(b)
 		left := dropThin(b, d, 6.5, tc.w, tc.h)
 		if left != wantLeft || !slices.Equal(b, want) {
 			t.Errorf("%s: dropThin left %v and %v, want %v and %v", tc.name, left, b, wantLeft, want)
 		}
+		for i := range b {
+			if before[i] && !b[i] {
+				dropped++
+			} else if b[i] {
+				kept++
+			}
+		}
+	}
+	if dropped == 0 || kept == 0 {
+		t.Errorf("%d pixels dropped, %d kept: the cases must do both", dropped, kept)
 	}
 }
