@@ -1,121 +1,291 @@
 // Package distance computes the exact Euclidean distance transform of a binary image
-// with Felzenszwalb and Huttenlocher's lower envelope of parabolas (2012): for every
-// pixel, the squared distance to the nearest pixel outside the shape.
+// in whole numbers with Meijster, Roerdink and Hesselink's two-phase algorithm (2000):
+// for every pixel, the squared distance to the nearest pixel outside the shape; and,
+// from it, the shape's morphological opening by a disc. Both phases run on integers
+// (the second with the integer "separator" of two parabolas), so the results are
+// exact, and in bands of columns and of rows across the machine's cores; every value
+// depends on the image alone.
 package distance
 
 import (
+	"context"
 	"math"
-	"slices"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Transform returns, for each pixel of the w x h mask in, the squared Euclidean
 // distance from its centre to the centre of the nearest pixel where in is false; the
 // outside of the image counts as false, so a shape touching the border is measured to
 // it. Pixels where in is false get 0.
-func Transform(in []bool, w, h int) []float64 { return transform(in, w, h, 0) }
-
-// ToSet returns, for each pixel of the w x h image, the squared Euclidean distance from
-// its centre to the centre of the nearest pixel where set is true (0 on the set); the
-// outside of the image is not part of the set. Where set is empty every distance is
-// at least 1e12.
-func ToSet(set []bool, w, h int) []float64 {
-	notSet := make([]bool, len(set))
-	for i, v := range set {
-		notSet[i] = !v
+func Transform(in []bool, w, h int) []int32 {
+	d := make([]int32, w*h)
+	if w <= 0 || h <= 0 {
+		return d
 	}
-	return transform(notSet, w, h, far)
-}
-
-// far stands for an infinite distance in one dimension; its square stays exact.
-const far = 1e6
-
-// transform is Transform with the outside of the image at one-dimensional distance
-// border (0: the outside is outside the shape; far: it is not there).
-func transform(in []bool, w, h int, border float64) []float64 {
-	d := make([]float64, w*h)
-	// Columns first: the distance to the nearest outside pixel in the same column, in
-	// two linear sweeps over the rows (the outside of the image counts as outside).
-	col := make([]float64, w)
-	for x := range col {
-		col[x] = border
-	}
-	for y := 0; y < h; y++ {
-		row := in[y*w : (y+1)*w]
-		for x, on := range row {
-			if on {
-				col[x]++
-			} else {
-				col[x] = 0
+	// Phase 1, per column: the distance to the nearest pixel outside the shape in the
+	// same column (the outside of the image above and below counts), in a sweep down
+	// and a sweep up. Columns are independent; a band of them is swept row by row so
+	// that memory is read in order.
+	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
+		for y := 0; y < h; y++ {
+			row, inRow := d[y*w+lo:y*w+hi], in[y*w+lo:y*w+hi]
+			if y == 0 {
+				for k, on := range inRow {
+					if on {
+						row[k] = 1
+					}
+				}
+				continue
 			}
-			d[y*w+x] = col[x]
-		}
-	}
-	for x := range col {
-		col[x] = border
-	}
-	for y := h - 1; y >= 0; y-- {
-		row := in[y*w : (y+1)*w]
-		for x, on := range row {
-			if on {
-				col[x]++
-			} else {
-				col[x] = 0
+			above := d[(y-1)*w+lo : (y-1)*w+hi]
+			above = above[:len(row)]
+			inRow = inRow[:len(row)]
+			for k, on := range inRow {
+				if on {
+					row[k] = above[k] + 1
+				}
 			}
-			v := min(d[y*w+x], col[x])
-			d[y*w+x] = v * v
 		}
-	}
-	n := w + 2
-	f := make([]float64, n)
-	out := make([]float64, n)
-	v := make([]int, n)
-	z := make([]float64, n+1)
-	for y := 0; y < h; y++ {
-		if !slices.Contains(in[y*w:(y+1)*w], true) {
-			continue
+		last := d[(h-1)*w+lo : (h-1)*w+hi]
+		for k := range last {
+			last[k] = min(last[k], 1)
 		}
-		f[0], f[w+1] = border*border, border*border
-		copy(f[1:w+1], d[y*w:(y+1)*w])
-		envelope(f[:w+2], out[:w+2], v, z)
-		copy(d[y*w:(y+1)*w], out[1:w+1])
-	}
+		for y := h - 2; y >= 0; y-- {
+			row, below := d[y*w+lo:y*w+hi], d[(y+1)*w+lo:(y+1)*w+hi]
+			below = below[:len(row)]
+			for k, v := range row {
+				row[k] = min(v, below[k]+1)
+			}
+		}
+	})
+	// Phase 2, per row: the lower envelope of the parabolas (x-i)² + g(i)², over each
+	// run of shape pixels alone, with the pixels outside the shape (g = 0) or the
+	// outside of the image at either end: no parabola beyond them can be lower.
+	scratch := newScratch(parallel.Workers(h, 16), w+2)
+	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
+		sc := &scratch[worker]
+		for y := lo; y < hi; y++ {
+			row := d[y*w : (y+1)*w]
+			for x := 0; x < w; {
+				if row[x] == 0 {
+					x++
+					continue
+				}
+				a := x
+				for x < w && row[x] != 0 {
+					x++
+				}
+				run := row[a:x]
+				sc.g[0] = 0
+				for k, v := range run {
+					sc.g[k+1] = int64(v) * int64(v)
+				}
+				sc.g[len(run)+1] = 0
+				envelope(sc, len(run)+2, run, 1)
+			}
+		}
+	})
 	return d
 }
 
-// envelope computes the one-dimensional transform out[q] = min_p (q-p)² + f[p].
-func envelope(f, out []float64, v []int, z []float64) {
-	n := len(f)
-	k := 0
-	v[0] = 0
-	z[0], z[1] = math.Inf(-1), math.Inf(1)
-	for q := 1; q < n; q++ {
-		var s float64
-		for {
-			p := v[k]
-			s = ((f[q] + float64(q*q)) - (f[p] + float64(p*p))) / float64(2*(q-p))
-			if s <= z[k] && k > 0 {
-				k--
+// Opening returns the morphological opening of the w x h shape in by a disc of radius
+// r, given its squared distance map d (Transform): the pixels of in whose centre lies
+// within r of the centre of a core pixel, one at least r from every pixel outside the
+// shape (d >= r²), so that the disc of radius r around it lies in the shape. Nil when
+// there is no core pixel.
+//
+// It is a distance transform to the core, cut short. The core's box grown by r holds
+// every pixel within reach. The first phase caps column distances just above r, as
+// nothing farther counts (and then a byte holds them). And the second phase runs over
+// the runs of shape pixels alone, not over whole rows: from a core pixel c to a pixel p
+// within reach, the pixels of p's row up to c's column are nearer to c than p is, so
+// nearer than any pixel outside the shape, and are in it.
+func Opening(in []bool, d []int32, w, h int, r float64) []bool {
+	r2 := r * r
+	least := math.Ceil(r2) // distances are whole numbers
+	if !(least <= math.MaxInt32) {
+		return nil
+	}
+	t := int32(least)
+	x0, y0, x1, y1 := w, h, -1, -1
+	for y := 0; y < h; y++ {
+		row := d[y*w : (y+1)*w]
+		for x, v := range row {
+			if v >= t {
+				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), y
+				break
+			}
+		}
+		if y1 == y {
+			for x := w - 1; x > x1; x-- {
+				if row[x] >= t {
+					x1 = x
+					break
+				}
+			}
+		}
+	}
+	if x1 < 0 {
+		return nil
+	}
+	grow := int(math.Ceil(r))
+	b := box{x0: max(0, x0-grow), y0: max(0, y0-grow), x1: min(w-1, x1+grow), y1: min(h-1, y1+grow), w: w}
+	out := make([]bool, w*h)
+	// A column distance above r is as good as infinite.
+	if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
+		opening(in, d, t, b, uint8(far), r2, out)
+	} else {
+		opening(in, d, t, b, int32(far), r2, out)
+	}
+	return out
+}
+
+// box is a rectangle of pixels, corners included, of an image w pixels wide.
+type box struct{ x0, y0, x1, y1, w int }
+
+// opening is Opening's work on box b, with column distances of type T capped at far.
+func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 float64, out []bool) {
+	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
+	g := make([]T, bw*bh)
+	_ = parallel.For(context.Background(), bw, 64, func(_, lo, hi int) {
+		for y := range bh {
+			row, drow := g[y*bw+lo:y*bw+hi], d[(y+b.y0)*w+b.x0+lo:(y+b.y0)*w+b.x0+hi]
+			drow = drow[:len(row)]
+			if y == 0 {
+				for k, v := range drow {
+					row[k] = far
+					if v >= t {
+						row[k] = 0
+					}
+				}
 				continue
 			}
-			break
+			above := g[(y-1)*bw+lo : (y-1)*bw+hi]
+			above = above[:len(row)]
+			for k, v := range drow {
+				row[k] = min(above[k]+1, far)
+				if v >= t {
+					row[k] = 0
+				}
+			}
 		}
-		if s <= z[k] {
-			// k == 0 and the new parabola wins everywhere.
-			v[0] = q
-			z[0], z[1] = math.Inf(-1), math.Inf(1)
+		for y := bh - 2; y >= 0; y-- {
+			row, below := g[y*bw+lo:y*bw+hi], g[(y+1)*bw+lo:(y+1)*bw+hi]
+			below = below[:len(row)]
+			for k, v := range row {
+				row[k] = min(v, below[k]+1)
+			}
+		}
+	})
+	scratch := newScratch(parallel.Workers(bh, 16), bw)
+	_ = parallel.For(context.Background(), bh, 16, func(worker, lo, hi int) {
+		sc := &scratch[worker]
+		for y := lo; y < hi; y++ {
+			inRow := in[(y+b.y0)*w+b.x0 : (y+b.y0)*w+b.x1+1]
+			gRow := g[y*bw : (y+1)*bw]
+			for x := 0; x < bw; {
+				if !inRow[x] {
+					x++
+					continue
+				}
+				a := x
+				for x < bw && inRow[x] {
+					x++
+				}
+				for k, v := range gRow[a:x] {
+					sc.g[k] = int64(v) * int64(v)
+				}
+				run := sc.out[:x-a]
+				envelope(sc, x-a, run, 0)
+				o := out[(y+b.y0)*w+b.x0+a:]
+				for k, v := range run {
+					o[k] = float64(v) <= r2
+				}
+			}
+		}
+	})
+}
+
+// rowScratch is one worker's buffers for the second phase.
+type rowScratch struct {
+	g    []int64 // squared column distances of the run (padded)
+	s, t []int   // the envelope's parabola apexes and the start of each one's reign
+	out  []int32 // a run's distances (Opening)
+}
+
+func newScratch(workers, n int) []rowScratch {
+	sc := make([]rowScratch, workers)
+	for k := range sc {
+		sc[k] = rowScratch{g: make([]int64, n), s: make([]int, n), t: make([]int, n), out: make([]int32, n)}
+	}
+	return sc
+}
+
+// shortRun is the most columns envelope takes one by one rather than by the scan.
+const shortRun = 7
+
+// envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where
+// sc.g holds the n squared column distances, by Meijster's lower-envelope scan: the
+// apexes of the parabolas still on the envelope (s) and the first x each one is the
+// lowest at (t), with sep the integer floor of their intersection.
+func envelope(sc *rowScratch, n int, out []int32, pad int) {
+	g := sc.g[:n]
+	if n <= shortRun {
+		// A few columns (a thin line's width): every parabola at every point.
+		for x := pad; x < n-pad; x++ {
+			best := int64(math.MaxInt64)
+			for i, gi := range g {
+				dx := x - i
+				best = min(best, int64(dx*dx)+gi)
+			}
+			out[x-pad] = int32(min(best, math.MaxInt32))
+		}
+		return
+	}
+	s, t := sc.s[:n], sc.t[:n]
+	q := 0
+	s[0], t[0] = 0, 0
+	for u := 1; u < n; u++ {
+		gu := g[u]
+		// Drop the parabolas that the one at u is below at the start of their reign.
+		for q >= 0 {
+			tq, sq := t[q], s[q]
+			a, b := tq-sq, tq-u
+			if int64(a*a)+g[sq] <= int64(b*b)+gu {
+				break
+			}
+			q--
+		}
+		if q < 0 {
+			q = 0
+			s[0] = u
 			continue
 		}
-		k++
-		v[k] = q
-		z[k] = s
-		z[k+1] = math.Inf(1)
-	}
-	k = 0
-	for q := 0; q < n; q++ {
-		for z[k+1] < float64(q) {
-			k++
+		// The first x at which the parabola at u is below the one at s[q]: one more than
+		// floor(((u²-s²) + g[u] - g[s]) / (2(u-s))).
+		sq := s[q]
+		num := int64(u*u-sq*sq) + gu - g[sq]
+		den := int64(2 * (u - sq))
+		var sep int64
+		if num >= 0 {
+			sep = num / den
+		} else {
+			sep = -((-num + den - 1) / den)
 		}
-		p := v[k]
-		out[q] = float64((q-p)*(q-p)) + f[p]
+		if x := 1 + sep; x < int64(n) {
+			q++
+			s[q] = u
+			t[q] = int(x)
+		}
+	}
+	for x := n - 1; x >= pad; x-- {
+		if x < n-pad {
+			dx := x - s[q]
+			out[x-pad] = int32(min(int64(dx*dx)+g[s[q]], math.MaxInt32))
+		}
+		if x == t[q] {
+			q--
+		}
 	}
 }

@@ -1,6 +1,6 @@
 // Package fill finds the solid areas of a drawing that are not lines, where a disc much
-// wider than the typical line fits (a morphological opening computed with two distance
-// transforms), and describes them as outlines or as hatching.
+// wider than the typical line fits (a morphological opening, package distance), and
+// describes them as outlines or as hatching.
 package fill
 
 import (
@@ -11,27 +11,11 @@ import (
 )
 
 // Blobs returns the parts of the w x h shape in (whose squared distance map is d) that
-// a disc of radius r fits in: the union of all such discs. Nil when there are none.
-func Blobs(in []bool, d []float64, w, h int, r float64) []bool {
-	r2 := r * r
-	core := make([]bool, len(in))
-	any := false
-	for i, v := range d {
-		if v >= r2 {
-			core[i] = true
-			any = true
-		}
-	}
-	if !any {
-		return nil
-	}
-	// Pixels within r of the core (the image's border is no core).
-	dc := distance.ToSet(core, w, h)
-	out := make([]bool, len(in))
-	for i := range out {
-		out[i] = in[i] && dc[i] <= r2
-	}
-	if !dropThin(out, core, w, h) {
+// a disc of radius r fits in: the union of all such discs (the opening by the disc).
+// Nil when there are none.
+func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
+	out := distance.Opening(in, d, w, h, r)
+	if out == nil || !dropThin(out, d, r*r, w, h) {
 		return nil
 	}
 	return out
@@ -42,44 +26,72 @@ func Blobs(in []bool, d []float64, w, h int, r float64) []bool {
 // rim, with a core a pixel or two wide along its middle, and is traced as a stroke.
 const MinCoreShare = 0.2
 
-// dropThin clears the 8-connected parts of b whose core share is below MinCoreShare,
-// and says whether anything is left.
-func dropThin(b, core []bool, w, h int) bool {
-	seen := make([]bool, len(b))
-	left := false
-	var part, stack []int
-	for i, on := range b {
-		if !on || seen[i] {
-			continue
-		}
-		part, stack = part[:0], append(stack[:0], i)
-		seen[i] = true
-		inCore := 0
-		for len(stack) > 0 {
-			p := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			part = append(part, p)
-			if core[p] {
-				inCore++
+// dropThin clears the 8-connected parts of b whose core share (pixels whose squared
+// distance d is at least r2) is below MinCoreShare, and says whether anything is left.
+// The parts are found as runs of b joined across rows (union-find), so each pixel is
+// read once.
+func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
+	type run struct{ y, x0, x1 int } // b's pixels x0 <= x < x1 of row y
+	var runs []run
+	rowStart := make([]int, h+1)
+	for y := 0; y < h; y++ {
+		rowStart[y] = len(runs)
+		row := b[y*w : (y+1)*w]
+		for x := 0; x < w; {
+			if !row[x] {
+				x++
+				continue
 			}
-			x, y := p%w, p/w
-			for dy := -1; dy <= 1; dy++ {
-				for dx := -1; dx <= 1; dx++ {
-					qx, qy := x+dx, y+dy
-					if qx < 0 || qy < 0 || qx >= w || qy >= h {
-						continue
-					}
-					if q := qy*w + qx; b[q] && !seen[q] {
-						seen[q] = true
-						stack = append(stack, q)
-					}
+			x0 := x
+			for x < w && row[x] {
+				x++
+			}
+			runs = append(runs, run{y, x0, x})
+		}
+	}
+	rowStart[h] = len(runs)
+	parent := make([]int32, len(runs))
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	find := func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	// Runs of neighbouring rows touch (8-connected) where their spans, one widened by a
+	// pixel each side, overlap.
+	for y := 1; y < h; y++ {
+		up, upEnd := rowStart[y-1], rowStart[y]
+		for c := rowStart[y]; c < rowStart[y+1]; c++ {
+			for up < upEnd && runs[up].x1 < runs[c].x0 {
+				up++
+			}
+			for a := up; a < upEnd && runs[a].x0 <= runs[c].x1; a++ {
+				if ra, rc := find(int32(a)), find(int32(c)); ra != rc {
+					parent[max(ra, rc)] = min(ra, rc)
 				}
 			}
 		}
-		if float64(inCore) < MinCoreShare*float64(len(part)) {
-			for _, p := range part {
-				b[p] = false
+	}
+	size := make([]int, len(runs))
+	inCore := make([]int, len(runs))
+	for i, r := range runs {
+		root := find(int32(i))
+		size[root] += r.x1 - r.x0
+		for _, v := range d[r.y*w+r.x0 : r.y*w+r.x1] {
+			if float64(v) >= r2 {
+				inCore[root]++
 			}
+		}
+	}
+	left := false
+	for i, r := range runs {
+		root := find(int32(i))
+		if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
+			clear(b[r.y*w+r.x0 : r.y*w+r.x1])
 			continue
 		}
 		left = true
@@ -98,30 +110,42 @@ func Outlines(b []bool, w, h int) [][]Pt {
 	// Directed boundary edges with the blob on the right (screen coordinates), keyed by
 	// start corner; corner id = y*(w+1)+x.
 	type crack struct{ x0, y0, x1, y1 int }
-	out := map[int][]int{}
 	var cracks []crack
-	add := func(c crack) {
-		out[c.y0*(w+1)+c.x0] = append(out[c.y0*(w+1)+c.x0], len(cracks))
-		cracks = append(cracks, c)
-	}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			if !b[y*w+x] {
 				continue
 			}
 			if !at(x, y-1) {
-				add(crack{x, y, x + 1, y})
+				cracks = append(cracks, crack{x, y, x + 1, y})
 			}
 			if !at(x+1, y) {
-				add(crack{x + 1, y, x + 1, y + 1})
+				cracks = append(cracks, crack{x + 1, y, x + 1, y + 1})
 			}
 			if !at(x, y+1) {
-				add(crack{x + 1, y + 1, x, y + 1})
+				cracks = append(cracks, crack{x + 1, y + 1, x, y + 1})
 			}
 			if !at(x-1, y) {
-				add(crack{x, y + 1, x, y})
+				cracks = append(cracks, crack{x, y + 1, x, y})
 			}
 		}
+	}
+	// The cracks leaving each corner, in the order they were found: crack numbers
+	// sorted by start corner, then number.
+	corner := func(x, y int) uint64 { return uint64(y)*uint64(w+1) + uint64(x) }
+	byStart := make([]uint64, len(cracks))
+	for k, c := range cracks {
+		byStart[k] = corner(c.x0, c.y0)<<32 | uint64(k)
+	}
+	slices.Sort(byStart)
+	leaving := func(x, y int) []uint64 {
+		key := corner(x, y) << 32
+		lo, _ := slices.BinarySearch(byStart, key)
+		hi := lo
+		for hi < len(byStart) && byStart[hi]>>32 == key>>32 {
+			hi++
+		}
+		return byStart[lo:hi]
 	}
 	used := make([]bool, len(cracks))
 	var polys [][]Pt
@@ -135,9 +159,9 @@ func Outlines(b []bool, w, h int) [][]Pt {
 			used[c] = true
 			k := cracks[c]
 			poly = append(poly, Pt{float64(k.x0+k.x1) / 2, float64(k.y0+k.y1) / 2})
-			next := out[k.y1*(w+1)+k.x1]
 			pick := -1
-			for _, n := range next {
+			for _, key := range leaving(k.x1, k.y1) {
+				n := int(uint32(key))
 				if used[n] && n != s {
 					continue
 				}
@@ -198,14 +222,13 @@ func Hatch(b []bool, w, h int, spacing float64) [][2]Pt {
 	return out
 }
 
-// Remove clears from sk every pixel of the blob mask b, so no stroke runs through a
-// filled area.
+// Remove clears from sk, in place, every pixel of the blob mask b, so no stroke runs
+// through a filled area, and returns sk.
 func Remove(sk, b []bool) []bool {
-	out := slices.Clone(sk)
 	for i, v := range b {
 		if v {
-			out[i] = false
+			sk[i] = false
 		}
 	}
-	return out
+	return sk
 }

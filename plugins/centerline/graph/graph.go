@@ -78,7 +78,7 @@ type edge struct {
 var ring = [8][2]int{{1, 0}, {1, -1}, {0, -1}, {-1, -1}, {-1, 0}, {-1, 1}, {0, 1}, {1, 1}}
 
 // Build returns the strokes of skeleton sk (w x h), whose squared distance map is d.
-func Build(sk []bool, d []float64, w, h int, o Options) []Stroke {
+func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 	deg := make([]uint8, len(sk))
 	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && sk[y*w+x] }
 	for i, on := range sk {
@@ -130,13 +130,15 @@ func Build(sk []bool, d []float64, w, h int, o Options) []Stroke {
 		for _, p := range ms {
 			sx += float64(p%w) + 0.5
 			sy += float64(p/w) + 0.5
-			sr = max(sr, math.Sqrt(d[p]))
+			sr = max(sr, math.Sqrt(float64(d[p])))
 		}
 		n := float64(len(ms))
 		nodes = append(nodes, node{x: sx / n, y: sy / n, r: sr, end: deg[i] <= 1})
 		members = append(members, ms)
 	}
-	pt := func(p int) Point { return Point{X: float64(p%w) + 0.5, Y: float64(p/w) + 0.5, R: math.Sqrt(d[p])} }
+	pt := func(p int) Point {
+		return Point{X: float64(p%w) + 0.5, Y: float64(p/w) + 0.5, R: math.Sqrt(float64(d[p]))}
+	}
 	centre := func(n int) Point { return Point{X: nodes[n].x, Y: nodes[n].y, R: nodes[n].r, Junction: !nodes[n].end} }
 	visited := make([]bool, len(sk))
 	var edges []edge

@@ -7,7 +7,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 )
 
-func skeletonOf(rows ...string) ([]bool, []float64, int, int) {
+func skeletonOf(rows ...string) ([]bool, []int32, int, int) {
 	w, h := len(rows[0]), len(rows)
 	sk := make([]bool, w*h)
 	for y, r := range rows {
@@ -116,17 +116,17 @@ func TestJoinGapsBridgesAlignedEnds(t *testing.T) {
 func TestPruneTellsAStubFromASpur(t *testing.T) {
 	tests := []struct {
 		name    string
-		tipR2   []float64 // squared radii of the stub's pixels, from its end inwards
-		wantTop float64   // the smallest y the vertical stroke reaches
+		tipR2   []int32 // squared radii of the stub's pixels, from its end inwards
+		wantTop float64 // the smallest y the vertical stroke reaches
 	}{
-		{"a round end is kept", []float64{25, 25, 25, 25, 25, 25}, 4.5},
-		{"a tapering spur goes", []float64{1, 4, 9, 16, 25, 25}, 10.5},
+		{"a round end is kept", []int32{25, 25, 25, 25, 25, 25}, 4.5},
+		{"a tapering spur goes", []int32{1, 4, 9, 16, 25, 25}, 10.5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w, h := 41, 32
 			sk := make([]bool, w*h)
-			d := make([]float64, w*h)
+			d := make([]int32, w*h)
 			for x := 1; x < 40; x++ {
 				sk[10*w+x], d[10*w+x] = true, 1
 			}
@@ -157,7 +157,7 @@ func TestPruneTellsAStubFromASpur(t *testing.T) {
 func TestJoinLeavesLinesOfDifferentWidthsApart(t *testing.T) {
 	tests := []struct {
 		name    string
-		rightR2 float64
+		rightR2 int32
 		strokes int
 	}{
 		{"one width joins straight through", 1, 2},
@@ -167,7 +167,7 @@ func TestJoinLeavesLinesOfDifferentWidthsApart(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w, h := 41, 30
 			sk := make([]bool, w*h)
-			d := make([]float64, w*h)
+			d := make([]int32, w*h)
 			for x := 1; x < 40; x++ {
 				sk[5*w+x], d[5*w+x] = true, 1
 				if x > 20 {

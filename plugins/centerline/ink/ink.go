@@ -4,9 +4,12 @@
 package ink
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"math"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Mode is how the ink/paper threshold is chosen.
@@ -56,32 +59,55 @@ func (m *Image) Bilinear(x, y float64) float64 {
 	x0, y0 := math.Floor(x), math.Floor(y)
 	fx, fy := x-x0, y-y0
 	i, j := int(x0), int(y0)
-	a := float64(m.At(i, j))*(1-fx) + float64(m.At(i+1, j))*fx
-	b := float64(m.At(i, j+1))*(1-fx) + float64(m.At(i+1, j+1))*fx
+	var v00, v10, v01, v11 uint8
+	if i >= 0 && j >= 0 && i+1 < m.W && j+1 < m.H {
+		// Inside: the four pixels without a bounds test each.
+		p := m.Pix[j*m.W+i:]
+		v00, v10, v01, v11 = p[0], p[1], p[m.W], p[m.W+1]
+	} else {
+		v00, v10, v01, v11 = m.At(i, j), m.At(i+1, j), m.At(i, j+1), m.At(i+1, j+1)
+	}
+	a := float64(v00)*(1-fx) + float64(v10)*fx
+	b := float64(v01)*(1-fx) + float64(v11)*fx
 	return (a*(1-fy) + b*fy) / 255
 }
 
 // Darkness returns the darkness of img composited over white: 255 minus the luma
 // (0.299 R + 0.587 G + 0.114 B), as potrace's threshold measures it.
-func Darkness(img *image.NRGBA) *Image {
-	// Integer luma in 1/1000ths.
-	return overWhite(img, func(r, g, b int) int { return (299*r + 587*g + 114*b + 500) / 1000 })
-}
+func Darkness(img *image.NRGBA) *Image { return overWhite(img, true) }
 
 // overWhite returns 255 minus the lightness of each pixel of img composited over white,
-// where lightness measures an opaque colour (0..255).
-func overWhite(img *image.NRGBA, lightness func(r, g, b int) int) *Image {
+// where lightness measures an opaque colour (0..255): its integer luma in 1/1000ths
+// (luma true), or its darkest channel.
+func overWhite(img *image.NRGBA, luma bool) *Image {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	out := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
-	for y := 0; y < h; y++ {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		for x := 0; x < w; x++ {
-			p := row[4*x : 4*x+4]
-			a := int(p[3])
-			l := (lightness(int(p[0]), int(p[1]), int(p[2]))*a + 255*(255-a) + 127) / 255
-			out.Pix[y*w+x] = uint8(255 - l)
+	_ = parallel.For(context.Background(), h, 32, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
+			dst := out.Pix[y*w : (y+1)*w]
+			for x := range dst {
+				p := (*[4]uint8)(row[4*x:])
+				if p[3] == 0 {
+					continue // transparent: paper (dst is 0 already)
+				}
+				r, g, b, a := int(p[0]), int(p[1]), int(p[2]), int(p[3])
+				var l int
+				switch {
+				case r == g && g == b:
+					l = r // grey: its luma and its darkest channel
+				case luma:
+					l = (299*r + 587*g + 114*b + 500) / 1000
+				default:
+					l = min(r, g, b)
+				}
+				if a != 255 {
+					l = (l*a + 255*(255-a) + 127) / 255
+				}
+				dst[x] = uint8(255 - l)
+			}
 		}
-	}
+	})
 	return out
 }
 
@@ -119,10 +145,17 @@ func Threshold(g *Image, mode Mode, level float64) *Mask {
 	case Adaptive:
 		sauvola(g, m, 0.2)
 	default:
-		t := 255 - level
-		for i, v := range g.Pix {
-			m.Pix[i] = float64(v) > t
+		// Darkness is whole: above 255 - level means above its floor (and no level
+		// that is not a number makes anything ink).
+		tb := 255
+		if t := math.Floor(255 - level); t < 255 {
+			tb = int(max(t, -1))
 		}
+		_ = parallel.For(context.Background(), len(g.Pix), 1<<16, func(_, lo, hi int) {
+			for i, v := range g.Pix[lo:hi] {
+				m.Pix[lo+i] = int(v) > tb
+			}
+		})
 	}
 	return m
 }

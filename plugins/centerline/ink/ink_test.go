@@ -1,6 +1,11 @@
 package ink
 
-import "testing"
+import (
+	"image"
+	"image/color"
+	"math"
+	"testing"
+)
 
 func TestOtsuSplitsTwoLevels(t *testing.T) {
 	g := &Image{W: 10, H: 1, Pix: []uint8{10, 12, 8, 11, 9, 200, 210, 190, 205, 199}}
@@ -34,5 +39,69 @@ func TestAdaptiveFindsInkUnderAShadow(t *testing.T) {
 	f := Threshold(g, Fixed, 128)
 	if !f.Pix[5*w+40] {
 		t.Errorf("the fixed threshold should see the shaded paper as ink (the reason for adaptive)")
+	}
+}
+
+func TestFixedThresholdIsDarknessAbove255LessLevel(t *testing.T) {
+	g := &Image{W: 256, H: 1, Pix: make([]uint8, 256)}
+	for i := range g.Pix {
+		g.Pix[i] = uint8(i)
+	}
+	for _, level := range []float64{0, 0.5, 1, 127.5, 128, 200.25, 255, 256, -3, math.Inf(1), math.Inf(-1), math.NaN()} {
+		m := Threshold(g, Fixed, level)
+		for v, on := range m.Pix {
+			if want := float64(v) > 255-level; on != want {
+				t.Fatalf("level %v: darkness %d ink %v, want %v", level, v, on, want)
+			}
+		}
+	}
+}
+
+func TestDarknessIsLumaOverWhite(t *testing.T) {
+	tests := []struct {
+		name string
+		c    color.NRGBA
+		want uint8
+	}{
+		{"white", color.NRGBA{255, 255, 255, 255}, 0},
+		{"black", color.NRGBA{0, 0, 0, 255}, 255},
+		{"transparent black is paper", color.NRGBA{0, 0, 0, 0}, 0},
+		{"half-transparent black", color.NRGBA{0, 0, 0, 128}, 128},
+		{"pure red", color.NRGBA{255, 0, 0, 255}, 255 - 76},
+		{"pure green", color.NRGBA{0, 255, 0, 255}, 255 - 150},
+	}
+	for _, tt := range tests {
+		img := image.NewNRGBA(image.Rect(0, 0, 3, 2))
+		for i := 0; i < len(img.Pix); i += 4 {
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = tt.c.R, tt.c.G, tt.c.B, tt.c.A
+		}
+		for i, v := range Darkness(img).Pix {
+			if v != tt.want {
+				t.Errorf("%s: pixel %d darkness %d, want %d", tt.name, i, v, tt.want)
+			}
+		}
+	}
+}
+
+func TestBilinearInterpolatesBetweenPixelCentres(t *testing.T) {
+	// 3 x 2: darkness 0, 51, 102 / 153, 204, 255.
+	g := &Image{W: 3, H: 2, Pix: []uint8{0, 51, 102, 153, 204, 255}}
+	tests := []struct {
+		name string
+		x, y float64
+		want float64
+	}{
+		{"a pixel centre", 1.5, 0.5, 0.2},
+		{"between two centres across", 1, 0.5, 0.1},
+		{"between two centres down", 0.5, 1, 0.3},
+		{"between four centres", 2, 1, 0.6},
+		{"past the left border (paper outside)", 0, 0.5, 0},
+		{"past the bottom right corner", 3, 2, 0.25},
+		{"far outside", -5, 40, 0},
+	}
+	for _, tt := range tests {
+		if got := g.Bilinear(tt.x, tt.y); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("%s: Bilinear(%v, %v) = %v, want %v", tt.name, tt.x, tt.y, got, tt.want)
+		}
 	}
 }

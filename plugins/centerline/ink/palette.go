@@ -10,7 +10,7 @@ import (
 // its darkest channel: 255 - min(R, G, B). Unlike Darkness it sees light colours such
 // as yellow as ink, for tracing strokes per colour.
 func Strength(img *image.NRGBA) *Image {
-	return overWhite(img, func(r, g, b int) int { return min(r, g, b) })
+	return overWhite(img, false)
 }
 
 // Palette clusters the colours of the ink pixels of img (those set in m) into at most

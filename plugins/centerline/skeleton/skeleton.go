@@ -8,6 +8,7 @@ package skeleton
 import (
 	"context"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -97,64 +98,55 @@ func abs(v int) int {
 
 // Thin returns the skeleton of the w x h shape in, given its squared distance map d
 // (package distance). It checks ctx between distance layers.
-func Thin(ctx context.Context, in []bool, d []float64, w, h int) ([]bool, error) {
-	sk := slices.Clone(in)
-	// Visit order: by distance, then by index. Distances are whole squared numbers,
-	// so both fit one sortable key.
-	keys := make([]uint64, 0, len(in)/4)
-	for i, on := range in {
-		if on {
-			keys = append(keys, uint64(d[i])<<32|uint64(i))
-		}
+func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
+	// The shape on a grid with a one-pixel empty frame, so that every pixel's eight
+	// neighbours are at fixed offsets.
+	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
+	// together without a branch per neighbour.
+	pw := w + 2
+	sk := make([]uint8, pw*(h+2))
+	var off [8]int
+	for k, o := range ring {
+		off[k] = o[1]*pw + o[0]
 	}
-	slices.Sort(keys)
-	order := make([]int32, len(keys))
-	for k, key := range keys {
-		order[k] = int32(uint32(key))
+	// Visit order: by distance, then by index, in layers of equal distance; pixels are
+	// named by their index on the framed grid.
+	order, layers := visitOrder(in, d, w, sk) // and sets sk
+	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
+	config := func(q int) (c, n int) {
+		nb := sk[q-pw-1 : q+pw+2]
+		c = int(nb[pw+2]) | int(nb[2])<<1 | int(nb[1])<<2 | int(nb[0])<<3 |
+			int(nb[pw])<<4 | int(nb[2*pw])<<5 | int(nb[2*pw+1])<<6 | int(nb[2*pw+2])<<7
+		return c, bits.OnesCount8(uint8(c))
 	}
-	keys = nil
-	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && sk[y*w+x] }
-	config := func(i int) (c, n int) {
-		x, y := i%w, i/w
-		for k, o := range ring {
-			if at(x+o[0], y+o[1]) {
-				c |= 1 << k
-				n++
-			}
-		}
-		return c, n
-	}
-	// ridgeEnd says whether pixel i may end a line: no neighbour in the shape is
+	// ridgeEnd says whether pixel q may end a line: no neighbour in the shape is
 	// farther from the boundary by half a pixel or more. (Exact distances along a ridge
 	// wobble by less than that; past the centre of a round end they fall by about a
 	// pixel per step.)
-	ridgeEnd := func(i int) bool {
-		x, y := i%w, i/w
-		limit := math.Sqrt(d[i]) + 0.5
+	ridgeEnd := func(q int) bool {
+		i := unframe(int32(q))
+		limit := math.Sqrt(float64(d[i])) + 0.5
 		limit *= limit
-		for _, o := range ring {
-			if at(x+o[0], y+o[1]) && d[(y+o[1])*w+x+o[0]] >= limit {
+		for k, o := range off {
+			if sk[q+o] == 1 && float64(d[i+ring[k][1]*w+ring[k][0]]) >= limit {
 				return false
 			}
 		}
 		return true
 	}
-	layer := make([]int32, 0, 1024)
-	for start := 0; start < len(order); {
-		if start&0xfff == 0 || len(layer) > 4096 {
+	for li := 0; li+1 < len(layers); li++ {
+		start, end := layers[li], layers[li+1]
+		if li&0xff == 0 || end-start > 4096 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
 		}
-		end := start + 1
-		for end < len(order) && d[order[end]] == d[order[start]] {
-			end++
-		}
-		layer = append(layer[:0], order[start:end]...)
+		layer := order[start:end]  // the order is not needed again: compacted in place
+		dl := d[unframe(layer[0])] // the layer's distance
 		// Phase 0 leaves the pixels ending a two-pixel-wide line (tip) at least 3 px
 		// deep for phase 1.
 		for phase := 0; phase < 2; phase++ {
-			if phase == 1 && d[order[start]] < 9 {
+			if phase == 1 && dl < 9 {
 				break // phase 0 deferred nothing
 			}
 			for changed := true; changed; {
@@ -162,8 +154,8 @@ func Thin(ctx context.Context, in []bool, d []float64, w, h int) ([]bool, error)
 				keep := layer[:0]
 				for _, p := range layer {
 					c, n := config(int(p))
-					if simple[c] && (n >= 2 && (phase == 1 || !tip[c] || d[p] < 9) || !ridgeEnd(int(p))) {
-						sk[p] = false
+					if simple[c] && (n >= 2 && (phase == 1 || !tip[c] || dl < 9) || !ridgeEnd(int(p))) {
+						sk[p] = 0
 						changed = true
 						continue
 					}
@@ -172,7 +164,100 @@ func Thin(ctx context.Context, in []bool, d []float64, w, h int) ([]bool, error)
 				layer = keep
 			}
 		}
-		start = end
 	}
-	return sk, nil
+	out := make([]bool, w*h)
+	for y := 0; y < h; y++ {
+		dst := out[y*w : (y+1)*w]
+		for x, v := range sk[(y+1)*pw+1 : (y+1)*pw+1+w] {
+			dst[x] = v == 1
+		}
+	}
+	return out, nil
+}
+
+// visitOrder returns the shape's pixels (indices on the grid framed by one pixel, of
+// width w+2) in the order of their distance d, then of their index, and the bounds of
+// the runs of equal distance: run k is order[layers[k]:layers[k+1]]. Distances are
+// whole numbers no larger than the number of pixels in a true distance map, so a
+// counting sort does it in two scans of the image; distances far beyond that fall
+// back to a sort of distance-and-index keys. With framed not nil, the first scan also
+// sets framed's pixels of the shape (on the framed grid) to 1.
+func visitOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, layers []int) {
+	limit := int32(min(len(in)+1024, math.MaxInt32-1))
+	count := make([]int32, 0, 256)
+	pw := w + 2
+	n := 0
+	for y := 0; y*w < len(in); y++ {
+		row := in[y*w : (y+1)*w]
+		var dst []uint8
+		if framed != nil {
+			dst = framed[(y+1)*pw+1 : (y+1)*pw+1+w]
+		}
+		for x, on := range row {
+			if !on {
+				continue
+			}
+			v := d[y*w+x]
+			if v < 0 || v > limit {
+				return sortedOrder(in, d, w, framed)
+			}
+			for int(v) >= len(count) {
+				count = append(count, 0)
+			}
+			count[v]++
+			n++
+			if dst != nil {
+				dst[x] = 1
+			}
+		}
+	}
+	// Starts of each distance's run; layers are the non-empty ones.
+	next := make([]int32, len(count))
+	var at int32
+	for v, c := range count {
+		next[v] = at
+		if c > 0 {
+			layers = append(layers, int(at))
+		}
+		at += c
+	}
+	layers = append(layers, n)
+	order = make([]int32, n)
+	for y := 0; y*w < len(in); y++ {
+		row, drow := in[y*w:(y+1)*w], d[y*w:(y+1)*w]
+		base := int32((y+1)*pw + 1)
+		for x, on := range row {
+			if on {
+				v := drow[x]
+				order[next[v]] = base + int32(x)
+				next[v]++
+			}
+		}
+	}
+	return order, layers
+}
+
+// sortedOrder is visitOrder by a sort of distance-and-index keys.
+func sortedOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, layers []int) {
+	pw := w + 2
+	var keys []uint64
+	for i, on := range in {
+		if on {
+			keys = append(keys, uint64(uint32(d[i]))<<32|uint64(i))
+			if framed != nil {
+				framed[(i/w+1)*pw+i%w+1] = 1
+			}
+		}
+	}
+	slices.Sort(keys)
+	order = make([]int32, len(keys))
+	for k, key := range keys {
+		if k == 0 || key>>32 != keys[k-1]>>32 {
+			layers = append(layers, k)
+		}
+		i := int(uint32(key))
+		order[k] = int32((i/w+1)*pw + i%w + 1)
+	}
+	layers = append(layers, len(keys))
+	return order, layers
 }

@@ -1,8 +1,10 @@
 package skeleton
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,6 +102,66 @@ func TestSimpleTable(t *testing.T) {
 	for _, tt := range tests {
 		if simple[tt.c] != tt.want {
 			t.Errorf("%s: simple[%08b] = %v", tt.name, tt.c, simple[tt.c])
+		}
+	}
+}
+
+func TestVisitOrderIsByDistanceThenIndex(t *testing.T) {
+	tests := []struct {
+		name string
+		d    []int32 // the distances of the shape's pixels; 0: not in the shape
+	}{
+		{"few distinct distances (counting sort)", []int32{0, 2, 1, 1, 0, 2, 5, 1, 2, 0, 1, 5}},
+		{"far larger distances than pixels (key sort)", []int32{0, 9e6, 4e6, 4e6, 0, 1, 9e6, 2e9, 1, 0, 4e6, 1}},
+		{"no shape", []int32{0, 0, 0}},
+	}
+	const w = 3
+	for _, tt := range tests {
+		in := make([]bool, len(tt.d))
+		for i, v := range tt.d {
+			in[i] = v > 0
+		}
+		h := len(tt.d) / w
+		framed := make([]uint8, (w+2)*(h+2))
+		order, layers := visitOrder(in, tt.d, w, framed)
+		for q, v := range framed {
+			x, y := q%(w+2)-1, q/(w+2)-1
+			inside := x >= 0 && y >= 0 && x < w && y < h && in[y*w+x]
+			if (v == 1) != inside {
+				t.Errorf("%s: framed pixel (%d,%d) = %d, want the shape's", tt.name, x, y, v)
+			}
+		}
+		var want []int
+		for i, v := range tt.d {
+			if v > 0 {
+				want = append(want, i)
+			}
+		}
+		slices.SortStableFunc(want, func(a, b int) int { return cmp.Compare(tt.d[a], tt.d[b]) })
+		got := make([]int, len(order))
+		for k, q := range order {
+			got[k] = (int(q)/(w+2)-1)*w + int(q)%(w+2) - 1
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: order %v, want %v", tt.name, got, want)
+		}
+		if len(layers) == 0 || (len(order) > 0 && layers[0] != 0) || layers[len(layers)-1] != len(order) {
+			t.Fatalf("%s: layers %v do not span the order", tt.name, layers)
+		}
+		for k := 0; k+1 < len(layers); k++ {
+			a, b := layers[k], layers[k+1]
+			if a >= b {
+				t.Errorf("%s: empty layer %d in %v", tt.name, k, layers)
+				continue
+			}
+			for _, i := range got[a:b] {
+				if tt.d[i] != tt.d[got[a]] {
+					t.Errorf("%s: layer %d mixes distances %d and %d", tt.name, k, tt.d[got[a]], tt.d[i])
+				}
+			}
+			if b < len(got) && tt.d[got[b]] == tt.d[got[a]] {
+				t.Errorf("%s: layers %d and %d share distance %d", tt.name, k, k+1, tt.d[got[a]])
+			}
 		}
 	}
 }

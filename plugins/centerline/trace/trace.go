@@ -20,6 +20,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/centerline/skeleton"
 	"github.com/tracecraft/tracecraft/plugins/centerline/svgout"
 	"github.com/tracecraft/tracecraft/plugins/centerline/width"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // WidthMode says how a stroke's width is chosen.
@@ -150,7 +151,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return grp, err
 	}
 	// The typical line radius: the median distance on the skeleton.
-	var radii []float64
+	var radii []int32
 	for i, on := range sk {
 		if on {
 			radii = append(radii, d[i])
@@ -159,55 +160,44 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	typical := 1.0
 	if len(radii) > 0 {
 		slices.Sort(radii)
-		typical = math.Sqrt(radii[len(radii)/2])
+		typical = math.Sqrt(float64(radii[len(radii)/2]))
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
 	blobs := fill.Blobs(m, d, w, h, blobR)
 	if blobs != nil {
 		sk = fill.Remove(sk, blobs)
 	}
+	// The ink level before the graph, so that the mask is no longer needed (nor kept)
+	// while the graph is built.
+	level := width.InkLevel(g, m, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
 	ss := graph.Build(sk, d, w, h, gopt)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	level := width.InkLevel(g, m, d)
 	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: 55}
+	// Strokes are measured and fitted each on its own, in parallel, and written in
+	// their order.
 	all := make([]width.Measured, len(ss))
-	for i, s := range ss {
-		all[i] = width.Measure(s, g, level)
+	if err := parallel.For(ctx, len(ss), 32, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			all[i] = width.Measure(ss[i], g, level)
+		}
+	}); err != nil {
+		return grp, err
 	}
 	width.Snap(all, g, level)
-	for i, s := range ss {
-		meas := all[i]
-		fallback := fallbackWidth(s)
-		if s.Length()+meas.Median(fallback) < o.MinLength {
-			continue
+	fitted := make([][]svgout.Stroke, len(ss))
+	if err := parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			fitted[i] = fitStroke(ss[i], all[i], g, level, o, fopt)
 		}
-		width.Ends(&meas, g, level, meas.Median(fallback))
-		parts := []width.Measured{meas}
-		if o.Width == WidthVariable {
-			parts = width.Split(meas, 1.5, 8)
-		}
-		for _, part := range parts {
-			pts := make([]fit.Vec, len(part.Points))
-			radius := make([]float64, len(part.Points))
-			for i, p := range part.Points {
-				pts[i] = fit.Vec{X: p.X, Y: p.Y}
-				radius[i] = p.R
-			}
-			segs := fit.Fit(pts, radius, part.Closed, fopt)
-			if len(segs) == 0 {
-				// A dot: a zero-length line drawn with round caps.
-				segs = []fit.Segment{{Line: true, P0: pts[0], P3: pts[0]}}
-			}
-			wd := part.Median(fallback)
-			if o.Width == WidthFixed {
-				wd = o.FixedWidth
-			}
-			grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: segs, Width: wd, Closed: part.Closed})
-		}
+	}); err != nil {
+		return grp, err
+	}
+	for _, f := range fitted {
+		grp.Strokes = append(grp.Strokes, f...)
 	}
 	if blobs != nil {
 		if o.Fill == FillHatch {
@@ -229,6 +219,41 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		}
 	}
 	return grp, nil
+}
+
+// fitStroke returns stroke s, measured as meas, as drawn strokes: none when it is
+// shorter than o.MinLength, else its parts (several where o.Width is WidthVariable)
+// with their fitted segments and widths.
+func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options) []svgout.Stroke {
+	var out []svgout.Stroke
+	fallback := fallbackWidth(s)
+	if s.Length()+meas.Median(fallback) < o.MinLength {
+		return nil
+	}
+	width.Ends(&meas, g, level, meas.Median(fallback))
+	parts := []width.Measured{meas}
+	if o.Width == WidthVariable {
+		parts = width.Split(meas, 1.5, 8)
+	}
+	for _, part := range parts {
+		pts := make([]fit.Vec, len(part.Points))
+		radius := make([]float64, len(part.Points))
+		for i, p := range part.Points {
+			pts[i] = fit.Vec{X: p.X, Y: p.Y}
+			radius[i] = p.R
+		}
+		segs := fit.Fit(pts, radius, part.Closed, fopt)
+		if len(segs) == 0 {
+			// A dot: a zero-length line drawn with round caps.
+			segs = []fit.Segment{{Line: true, P0: pts[0], P3: pts[0]}}
+		}
+		wd := part.Median(fallback)
+		if o.Width == WidthFixed {
+			wd = o.FixedWidth
+		}
+		out = append(out, svgout.Stroke{Segments: segs, Width: wd, Closed: part.Closed})
+	}
+	return out
 }
 
 // ordered returns strokes in greedy pen order, reversing those drawn backwards, and

@@ -41,7 +41,7 @@ func (m *Measured) Median(fallback float64) float64 {
 // InkLevel returns the darkness of solid ink in g: the 90th percentile of the darkness
 // of mask pixels at least two pixels from the paper, or of all mask pixels when there
 // are none so deep, in [0, 1]. Coverage is measured relative to it.
-func InkLevel(g *ink.Image, mask []bool, d []float64) float64 {
+func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
 	var hist [256]int
 	n := 0
 	for i, on := range mask {

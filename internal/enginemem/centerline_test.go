@@ -1,0 +1,65 @@
+package enginemem_test
+
+import (
+	"context"
+	"image"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tracecraft/tracecraft/internal/testbin"
+	"github.com/tracecraft/tracecraft/sdk/enginetest"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
+)
+
+// drawingPNG is a 16.6 MP line drawing: the corpus's openclipart-trumpet enlarged to
+// 5184 x 3200 (2.88 times) by nearest neighbour, so its lines are 2.88 times as wide.
+func drawingPNG(t *testing.T) []byte {
+	t.Helper()
+	src := enginetest.LoadPNG(t, filepath.Join(enginetest.CorpusDir(t), "lineart", "openclipart-trumpet.png"))
+	const w, h = 5184, 3200
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	for y := range h {
+		sy := y * sh / h
+		for x := range w {
+			sx := x * sw / w
+			copy(img.Pix[img.PixOffset(x, y):img.PixOffset(x, y)+4], src.Pix[src.PixOffset(sx, sy):])
+		}
+	}
+	return encode(t, img)
+}
+
+// centerlinePeakLimit bounds the centerline process's peak on a 16.6 MP drawing: 18
+// bytes a pixel (the image, its darkness, the distance map, the skeleton and the stroke
+// graph's maps) and 100 MB for the rest.
+const centerlinePeakLimit = 100<<20 + 18*5184*3200
+
+// TestCenterlinePeakMemoryOnA16MPDrawing traces a 16.6 MP line drawing through the
+// centerline and potrace plugin processes and reports each one's peak resident memory;
+// centerline's must stay under centerlinePeakLimit.
+func TestCenterlinePeakMemoryOnA16MPDrawing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("traces a 16.6 MP image with two engines")
+	}
+	img := drawingPNG(t)
+	for _, name := range []string{"centerline", "potrace"} {
+		t.Run(name, func(t *testing.T) {
+			c := startEngine(t, name)
+			before := testbin.Memory(t, c.Pid(), "VmRSS")
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+			defer cancel()
+			start := time.Now()
+			r, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img})
+			if err != nil {
+				t.Fatal(err)
+			}
+			peak := testbin.Memory(t, c.Pid(), "VmHWM")
+			t.Logf("%s: 16.6 MP drawing, peak RSS %d MB (%d MB at start), trace %.1f s (plugin's own: decode %v, trace %v), SVG %d kB",
+				name, peak>>20, before>>20, time.Since(start).Seconds(), r.Decode, r.Trace, len(r.SVG)>>10)
+			if name == "centerline" && peak > centerlinePeakLimit {
+				t.Errorf("centerline's process peaked at %d MB on a 16.6 MP drawing, want at most %d MB", peak>>20, centerlinePeakLimit>>20)
+			}
+		})
+	}
+}

@@ -1,0 +1,88 @@
+package fill
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// dropThinByFlood is dropThin by its definition: a flood fill of each 8-connected part.
+func dropThinByFlood(b []bool, d []int32, r2 float64, w, h int) bool {
+	seen := make([]bool, len(b))
+	left := false
+	for i, on := range b {
+		if !on || seen[i] {
+			continue
+		}
+		part, stack := []int{}, []int{i}
+		seen[i] = true
+		inCore := 0
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			part = append(part, p)
+			if float64(d[p]) >= r2 {
+				inCore++
+			}
+			x, y := p%w, p/w
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					qx, qy := x+dx, y+dy
+					if qx >= 0 && qy >= 0 && qx < w && qy < h && b[qy*w+qx] && !seen[qy*w+qx] {
+						seen[qy*w+qx] = true
+						stack = append(stack, qy*w+qx)
+					}
+				}
+			}
+		}
+		if float64(inCore) < MinCoreShare*float64(len(part)) {
+			for _, p := range part {
+				b[p] = false
+			}
+			continue
+		}
+		left = true
+	}
+	return left
+}
+
+func TestDropThinEqualsAFloodFillOfEachPart(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	dropped, kept := 0, 0
+	for _, tc := range []struct {
+		name string
+		w, h int
+		fill float64
+	}{
+		{"sparse specks", 30, 20, 0.2},
+		{"half full, parts touching at corners", 40, 25, 0.5},
+		{"mostly full", 25, 30, 0.85},
+		{"one row", 50, 1, 0.6},
+	} {
+		b := make([]bool, tc.w*tc.h)
+		d := make([]int32, tc.w*tc.h)
+		for i := range b {
+			b[i] = r.Float64() < tc.fill
+			if b[i] {
+				d[i] = int32(r.IntN(12))
+			}
+		}
+		want := slices.Clone(b)
+		wantLeft := dropThinByFlood(want, d, 6.5, tc.w, tc.h)
+		before := slices.Clone(b)
+		left := dropThin(b, d, 6.5, tc.w, tc.h)
+		if left != wantLeft || !slices.Equal(b, want) {
+			t.Errorf("%s: dropThin left %v and %v, want %v and %v", tc.name, left, b, wantLeft, want)
+		}
+		for i := range b {
+			if before[i] && !b[i] {
+				dropped++
+			} else if b[i] {
+				kept++
+			}
+		}
+	}
+	if dropped == 0 || kept == 0 {
+		t.Errorf("%d pixels dropped, %d kept: the cases must do both", dropped, kept)
+	}
+}
