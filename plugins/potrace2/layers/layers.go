@@ -157,6 +157,14 @@ func (st *Stack) blends(ctx context.Context, img *image.NRGBA) error {
 				i := y*w + x
 				st.other[i] = -2
 				own := st.layer[i]
+				if x > 0 && x+1 < w && y > 0 && y+1 < h {
+					// Inside a layer (most pixels) no neighbour is in another one.
+					l, up, dn := st.layer, i-w, i+w
+					if l[up-1] == own && l[up] == own && l[up+1] == own && l[i-1] == own &&
+						l[i+1] == own && l[dn-1] == own && l[dn] == own && l[dn+1] == own {
+						continue
+					}
+				}
 				// The pixel's colour is read only when a neighbour lies in another
 				// layer (most pixels have none).
 				read := false

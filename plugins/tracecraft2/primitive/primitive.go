@@ -132,7 +132,7 @@ func Recognize(pts []fit.Point, opt Options) Shape {
 		}
 	}
 	for _, s := range cands {
-		if !(s.size() >= opt.MinSize) || !(s.cost(spts, sborder) <= sq(refineSlack*opt.Tolerance)*float64(sfree)) ||
+		if !(s.size() >= opt.MinSize) || !s.costWithin(spts, sborder, sq(refineSlack*opt.Tolerance)*float64(sfree)) ||
 			!areaWithin(s, m.area, refineSlack*opt.Tolerance, opt) {
 			continue
 		}

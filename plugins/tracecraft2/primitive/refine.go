@@ -57,6 +57,24 @@ func (s Shape) cost(pts []fit.Point, border []bool) float64 {
 	return c
 }
 
+// costWithin reports whether s.cost(pts, border) <= limit. It stops as soon as the sum
+// passes limit: the terms are not negative, so the sum never falls back (most outlines
+// tried are no basic shape and pass the limit early). The sum runs in cost's order, so
+// the answer is cost's.
+func (s Shape) costWithin(pts []fit.Point, border []bool, limit float64) bool {
+	var c float64
+	f := s.frame()
+	for i, p := range pts {
+		if !border[i] {
+			d := f.distance(p)
+			if c += d * d; c > limit {
+				return false
+			}
+		}
+	}
+	return c <= limit
+}
+
 // refine returns s moved to the least-squares fit of the free points.
 func refine(s Shape, pts []fit.Point, border []bool) Shape {
 	p := s.params()
