@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,8 +24,10 @@ type common struct {
 	maxUpload  int64
 	maxSVG     int64
 	jobTimeout time.Duration
-	logLevel   string
-	logJSON    bool
+	// autoOnce: auto never traces a runner-up (--auto-compare=false).
+	autoOnce bool
+	logLevel string
+	logJSON  bool
 }
 
 // newFlags returns a flag set for command name that writes its help to stderr.
@@ -47,6 +50,11 @@ func (c *common) engineFlags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.maxUpload, "max-upload", imagecheck.DefaultMaxBytes, "largest image file, in bytes")
 	fs.Int64Var(&c.maxSVG, "max-svg", engines.DefaultMaxSVG, "largest SVG an engine may answer, in bytes (a larger one is 500 output_too_large)")
 	fs.DurationVar(&c.jobTimeout, "job-timeout", 60*time.Second, "longest one job may run before its engine process is killed (503)")
+	fs.BoolFunc("auto-compare", "true (the default): preset auto also traces the runner-up setting, on a second engine process, when the image's measures leave its choice in doubt, and keeps the trace scoring higher; false: auto traces once, with its first choice (less engine work, a larger loss on the images in doubt)", func(v string) error {
+		on, err := strconv.ParseBool(v)
+		c.autoOnce = !on
+		return err
+	})
 }
 
 // logFlags adds the logging flags.

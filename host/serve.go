@@ -210,7 +210,7 @@ func (m *Main) Open(ctx context.Context) error {
 	mets.WatchEngines(m.engines.Statuses)
 	httpLog := m.logger.Named("http")
 	m.api = &api.Server{
-		Tracing: &tracing.Service{Engines: m.engines, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout,
+		Tracing: &tracing.Service{Engines: m.engines, Presets: selector.Presets(), MaxPixels: cfg.maxPixels, JobTimeout: cfg.jobTimeout, AutoOnce: cfg.autoOnce,
 			Public: m.public, Keyed: m.keyed, Uploads: tracing.NewBudget(cfg.uploadMemory), Senders: tracing.NewClientUploads(cfg.perClient),
 			Pace:  tracing.UploadPace{MinRate: cfg.uploadRate, Grace: cfg.uploadGrace, Limit: readTimeout},
 			Usage: st, Logger: httpLog},

@@ -79,7 +79,7 @@ func trace(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if n == 0 {
 		return fmt.Errorf("no engine plugins could be loaded from %s; set --plugins-dir", c.pluginsDir)
 	}
-	svc := &tracing.Service{Engines: reg, Presets: selector.Presets(), MaxPixels: c.maxPixels, JobTimeout: c.jobTimeout}
+	svc := &tracing.Service{Engines: reg, Presets: selector.Presets(), MaxPixels: c.maxPixels, JobTimeout: c.jobTimeout, AutoOnce: c.autoOnce}
 	cat := svc.Catalog()
 	set, err := settings.Parse([]byte(rawSettings), cat)
 	if err != nil {

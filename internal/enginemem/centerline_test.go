@@ -1,15 +1,11 @@
 package enginemem_test
 
 import (
-	"context"
 	"image"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/tracecraft/tracecraft/internal/testbin"
 	"github.com/tracecraft/tracecraft/sdk/enginetest"
-	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
 // drawingPNG is a 16.6 MP line drawing: the corpus's openclipart-trumpet enlarged to
@@ -45,18 +41,7 @@ func TestCenterlinePeakMemoryOnA16MPDrawing(t *testing.T) {
 	img := drawingPNG(t)
 	for _, name := range []string{"centerline", "potrace"} {
 		t.Run(name, func(t *testing.T) {
-			c := startEngine(t, name)
-			before := testbin.Memory(t, c.Pid(), "VmRSS")
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			start := time.Now()
-			r, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img})
-			if err != nil {
-				t.Fatal(err)
-			}
-			peak := testbin.Memory(t, c.Pid(), "VmHWM")
-			t.Logf("%s: 16.6 MP drawing, peak RSS %d MB (%d MB at start), trace %.1f s (plugin's own: decode %v, trace %v), SVG %d kB",
-				name, peak>>20, before>>20, time.Since(start).Seconds(), r.Decode, r.Trace, len(r.SVG)>>10)
+			peak := tracePeak(t, name, "16.6 MP drawing", img)
 			if name == "centerline" && peak > centerlinePeakLimit {
 				t.Errorf("centerline's process peaked at %d MB on a 16.6 MP drawing, want at most %d MB", peak>>20, centerlinePeakLimit>>20)
 			}

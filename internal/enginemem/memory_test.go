@@ -151,6 +151,25 @@ func TestAnIdleEngineGivesItsMemoryBack(t *testing.T) {
 	}
 }
 
+// tracePeak traces img (what describes it) in a fresh plugin process of the engine name,
+// logs the process's memory and times and returns its peak resident memory in bytes.
+func tracePeak(t *testing.T, name, what string, img []byte) int64 {
+	t.Helper()
+	c := startEngine(t, name)
+	before := testbin.Memory(t, c.Pid(), "VmRSS")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	start := time.Now()
+	r, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img})
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak := testbin.Memory(t, c.Pid(), "VmHWM")
+	t.Logf("%s: %s, peak RSS %d MB (%d MB at start), trace %.1f s (plugin's own: decode %v, trace %v), SVG %d kB",
+		name, what, peak>>20, before>>20, time.Since(start).Seconds(), r.Decode, r.Trace, len(r.SVG)>>10)
+	return peak
+}
+
 // TestPeakMemoryOnA16MPPhoto traces a 16.8 MP photograph through each bundled colour
 // engine's plugin process and reports each process's peak resident memory;
 // tracecraft's must stay under peakLimit.
@@ -161,18 +180,7 @@ func TestPeakMemoryOnA16MPPhoto(t *testing.T) {
 	img := photoPNG(t)
 	for _, name := range []string{"tracecraft", "tracecraft2", "potrace2"} {
 		t.Run(name, func(t *testing.T) {
-			c := startEngine(t, name)
-			before := testbin.Memory(t, c.Pid(), "VmRSS")
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-			defer cancel()
-			start := time.Now()
-			r, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img})
-			if err != nil {
-				t.Fatal(err)
-			}
-			peak := testbin.Memory(t, c.Pid(), "VmHWM")
-			t.Logf("%s: 16.8 MP photo, peak RSS %d MB (%d MB at start), trace %.1f s (plugin's own: decode %v, trace %v), SVG %d kB",
-				name, peak>>20, before>>20, time.Since(start).Seconds(), r.Decode, r.Trace, len(r.SVG)>>10)
+			peak := tracePeak(t, name, "16.8 MP photo", img)
 			if name == "tracecraft" && peak > peakLimit {
 				t.Errorf("tracecraft's process peaked at %d MB on a 16 MP photo, want at most %d MB", peak>>20, peakLimit>>20)
 			}

@@ -163,22 +163,27 @@ func TestBestTracesDuplicateSettingsOnce(t *testing.T) {
 
 // TestAutoTracesTheRunnerUpOnlyWhenInDoubt checks that auto traces an image whose
 // measures are ambiguous with the selector's choice and its runner-up and keeps the one
-// scoring higher, as best does, and traces an unambiguous one once, unscored.
+// scoring higher, as best does, and traces an unambiguous one once, unscored; with
+// AutoOnce (--auto-compare=false) it traces every image once.
 func TestAutoTracesTheRunnerUpOnlyWhenInDoubt(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
 		features   map[string]float64
+		once       bool
 		wantPreset string
 		wantSVG    string
 		wantTried  int
 	}{
 		{"a flat logo measured without 6-bit colours (an older sdk): in doubt",
-			map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1}, selector.Poster, faithfulSVG, 2},
+			map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1}, false, selector.Poster, faithfulSVG, 2},
+		{"the same logo with AutoOnce: the first choice alone",
+			map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1}, true, selector.Logo, blankSVG, 0},
 		{"a flat logo of few colours even at 6 bits: no doubt",
-			map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1, analysis.Top16FineShare: 1}, selector.Logo, blankSVG, 0},
+			map[string]float64{analysis.Top4Share: 1, analysis.GrayShare: 0.1, analysis.Top16FineShare: 1}, false, selector.Logo, blankSVG, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newService(t, &bestEngines{features: tt.features}, 1<<20, &fakeLedger{})
+			s.AutoOnce = tt.once
 			s.Presets = []settings.Preset{
 				{Name: selector.Logo, Engine: "fake", Params: map[string]any{"color": "blue"}},
 				{Name: selector.Poster, Engine: "fake", Params: map[string]any{"color": "red"}},

@@ -49,6 +49,10 @@ type Service struct {
 	MaxPixels int64
 	// JobTimeout bounds one job, measurement and trace together; 0 means no bound.
 	JobTimeout time.Duration
+	// AutoOnce makes preset auto trace once, with the selector's first choice, even when
+	// the image's measures leave it in doubt; by default auto then also traces the
+	// runner-up and keeps the trace scoring higher (selector.AutoCandidates).
+	AutoOnce bool
 
 	// The fields below serve the HTTP service's requests (Begin); the one-shot trace
 	// command leaves them unset.
@@ -148,7 +152,7 @@ func (s *Service) Run(ctx context.Context, job Job) (Result, error) {
 	var r settings.Resolved
 	var out engines.Result
 	switch {
-	case set.Preset == settings.Best, set.Preset == settings.Auto && set.NeedsAnalysis():
+	case set.Preset == settings.Best, set.Preset == settings.Auto && set.NeedsAnalysis() && !s.AutoOnce:
 		// auto traces with a second setting only when the image's measures leave the
 		// choice in doubt (selector.AutoCandidates); best always does.
 		pick, alone := selector.Candidates, true

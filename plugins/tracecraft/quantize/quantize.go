@@ -385,16 +385,7 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, countEdges b
 					if n > 0 {
 						addRun(&part.sums[runSlot], runWord, n)
 					}
-					key := histogramKey(word)
-					s := slot[key]
-					if s < 0 {
-						s = int32(len(part.sums))
-						slot[key] = s
-						part.keys = append(part.keys, key)
-						part.first = append(part.first, int32(y*w+x))
-						part.sums = append(part.sums, [5]uint64{})
-					}
-					runWord, runSlot, n = word, s, 1
+					runWord, runSlot, n = word, part.cell(slot, histogramKey(word), int32(y*w+x)), 1
 				}
 			}
 			if n > 0 {
@@ -414,14 +405,7 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, countEdges b
 	var all counts
 	for _, part := range parts {
 		for j, key := range part.keys {
-			s := slot[key]
-			if s < 0 {
-				s = int32(len(all.sums))
-				slot[key] = s
-				all.keys = append(all.keys, key)
-				all.first = append(all.first, part.first[j])
-				all.sums = append(all.sums, [5]uint64{})
-			}
+			s := all.cell(slot, key, part.first[j])
 			for c := range 5 {
 				all.sums[s][c] += part.sums[j][c]
 			}
@@ -432,6 +416,20 @@ func histogram(ctx context.Context, img *image.NRGBA, flat []uint8, countEdges b
 	}
 	slotTables.Put(tp)
 	return all, nil
+}
+
+// cell returns the index of key's cell in c, found in slot (cell indices by key, -1 for
+// none), after adding an empty cell first counted at pixel first when c has none.
+func (c *counts) cell(slot []int32, key, first int32) int32 {
+	s := slot[key]
+	if s < 0 {
+		s = int32(len(c.sums))
+		slot[key] = s
+		c.keys = append(c.keys, key)
+		c.first = append(c.first, first)
+		c.sums = append(c.sums, [5]uint64{})
+	}
+	return s
 }
 
 // with returns the histogram c with the listed pixels of img (opaque, of w pixels a row)
@@ -447,15 +445,7 @@ func (c counts) with(img *image.NRGBA, w int, pixels []int32) counts {
 	for _, i := range pixels {
 		x, y := int(i)%w, int(i)/w
 		word := binary.LittleEndian.Uint32(img.Pix[y*img.Stride+4*x:])
-		key := histogramKey(word)
-		s := slot[key]
-		if s < 0 {
-			s = int32(len(out.sums))
-			slot[key] = s
-			out.keys = append(out.keys, key)
-			out.first = append(out.first, i)
-			out.sums = append(out.sums, [5]uint64{})
-		}
+		s := out.cell(slot, histogramKey(word), i)
 		out.first[s] = min(out.first[s], i)
 		addRun(&out.sums[s], word, 1)
 	}
