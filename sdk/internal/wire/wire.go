@@ -23,8 +23,9 @@ import (
 // 2.1.0 the Idle call, which lets the host keep a process whose job it cancelled; 2.2.0
 // list parameters (sdk.List), which a plugin describes only to a host that says it
 // understands them (DescribeRequest.lists), so both older hosts and older plugins keep
-// working.
-const SDKVersion = "2.2.0"
+// working; 2.3.0 the image measures texture_share and top16_fine_share (package
+// analysis), which the host's auto uses when an engine reports them.
+const SDKVersion = "2.3.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
 // it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
