@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -164,7 +165,8 @@ func WriteEPS(out io.Writer, d *Document, w, h float64) error {
 	b.WriteString("%!PS-Adobe-3.0 EPSF-3.0\n%%Creator: Tracecraft\n")
 	fmt.Fprintf(&b, "%%%%BoundingBox: 0 0 %d %d\n%%%%HiResBoundingBox: 0 0 %s %s\n", int(math.Ceil(w-1e-9)), int(math.Ceil(h-1e-9)), num(w), num(h))
 	b.WriteString("%%LanguageLevel: 2\n%%Pages: 1\n%%EndComments\n%%Page: 1 1\ngsave\n")
-	if anyTrue(named) {
+	procs := slices.Contains(named, true) // procedures need a dictionary of their own
+	if procs {
 		b.WriteString("10 dict begin\n")
 	}
 	fmt.Fprintf(&b, "[%s] concat\n", d.pageMatrix(w, h))
@@ -241,7 +243,7 @@ func WriteEPS(out io.Writer, d *Document, w, h float64) error {
 			b.WriteString("grestore\n")
 		}
 	}
-	if anyTrue(named) {
+	if procs {
 		b.WriteString("end\n")
 	}
 	b.WriteString("grestore\nshowpage\n%%Trailer\n%%EOF\n")
@@ -252,15 +254,6 @@ func WriteEPS(out io.Writer, d *Document, w, h float64) error {
 // translucent reports whether a shape's fill or stroke is translucent.
 func translucent(s *Shape) bool {
 	return s.Fill != nil && s.Fill.A < 255 || s.Stroke != nil && s.Stroke.A < 255
-}
-
-func anyTrue(b []bool) bool {
-	for _, v := range b {
-		if v {
-			return true
-		}
-	}
-	return false
 }
 
 // bbox is a bounding box in user space.

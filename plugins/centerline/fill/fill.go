@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
 // Blobs returns the parts of the w x h shape in (whose squared distance map is d) that
@@ -54,13 +55,6 @@ func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
 	for i := range parent {
 		parent[i] = int32(i)
 	}
-	find := func(i int32) int32 {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
-	}
 	// Runs of neighbouring rows touch (8-connected) where their spans, one widened by a
 	// pixel each side, overlap.
 	for y := 1; y < h; y++ {
@@ -70,16 +64,14 @@ func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
 				up++
 			}
 			for a := up; a < upEnd && runs[a].x0 <= runs[c].x1; a++ {
-				if ra, rc := find(int32(a)), find(int32(c)); ra != rc {
-					parent[max(ra, rc)] = min(ra, rc)
-				}
+				label.Union(parent, int32(a), int32(c))
 			}
 		}
 	}
 	size := make([]int, len(runs))
 	inCore := make([]int, len(runs))
 	for i, r := range runs {
-		root := find(int32(i))
+		root := label.Find(parent, int32(i))
 		size[root] += r.x1 - r.x0
 		for _, v := range d[r.y*w+r.x0 : r.y*w+r.x1] {
 			if float64(v) >= r2 {
@@ -89,7 +81,7 @@ func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
 	}
 	left := false
 	for i, r := range runs {
-		root := find(int32(i))
+		root := label.Find(parent, int32(i))
 		if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
 			clear(b[r.y*w+r.x0 : r.y*w+r.x1])
 			continue

@@ -1,6 +1,10 @@
 package cluster
 
-import "image/color"
+import (
+	"image/color"
+
+	"github.com/tracecraft/tracecraft/sdk/label"
+)
 
 // Nearest returns the colour of pal nearest c in VTracer's colour difference, the sum of
 // the absolute differences of the red, green and blue channels (the measure of
@@ -72,13 +76,6 @@ func (h *Hierarchy) joinSiblings(rep []int32) {
 			dep[i] = dep[up[i]] + 1
 		}
 	}
-	find := func(x int32) int32 {
-		for group[x] != x {
-			group[x] = group[group[x]]
-			x = group[x]
-		}
-		return x
-	}
 	joinable := func(a, b int32) bool {
 		sa, sb := &h.Shapes[a], &h.Shapes[b]
 		return !sa.Folded && !sb.Folded && sa.Color.A == 255 && sa.Color == sb.Color
@@ -100,11 +97,7 @@ func (h *Hierarchy) joinSiblings(rep []int32) {
 		if a == b || !joinable(a, b) {
 			return
 		}
-		ra, rb := find(a), find(b)
-		if ra > rb {
-			ra, rb = rb, ra
-		}
-		group[rb] = ra // the first shape in drawing order leads its group
+		label.Union(group, a, b) // the first shape in drawing order leads its group
 	}
 	w := h.Width
 	for p, o := range h.owner {
@@ -117,7 +110,7 @@ func (h *Hierarchy) joinSiblings(rep []int32) {
 	}
 	joined := map[int32][]int32{}
 	for i := range group {
-		if g := find(int32(i)); g != int32(i) {
+		if g := label.Find(group, int32(i)); g != int32(i) {
 			joined[g] = append(joined[g], int32(i))
 			h.Shapes[i].Folded = true
 		}
