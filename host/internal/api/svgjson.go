@@ -27,11 +27,12 @@ func writeWithSVG(w io.Writer, v any, svg []byte, size func(int64)) error {
 		panic("writeWithSVG: the value's first field is not an empty svg")
 	}
 	tail := b[len(head):]
-	size(int64(len(head)) + jsonStringLen(svg) + int64(len(tail)))
+	escaped := jsonStringLen(svg)
+	size(int64(len(head)) + escaped + int64(len(tail)))
 	if _, err := io.WriteString(w, head); err != nil {
 		return err
 	}
-	if err := writeJSONString(w, svg); err != nil {
+	if err := writeJSONString(w, svg, escaped); err != nil {
 		return err
 	}
 	_, err := w.Write(tail)
@@ -84,10 +85,11 @@ func jsonStringLen(s []byte) int64 {
 	return n
 }
 
-// writeJSONString writes s escaped as the inside of a JSON string, through a small
-// buffer.
-func writeJSONString(w io.Writer, s []byte) error {
-	buf := make([]byte, 0, 64<<10)
+// writeJSONString writes s escaped as the inside of a JSON string, escaped bytes long
+// (jsonStringLen), through a buffer of at most 64 KiB: no larger than the escaped
+// string, so that a small SVG's answer does not cost a 64 KiB allocation.
+func writeJSONString(w io.Writer, s []byte, escaped int64) error {
+	buf := make([]byte, 0, min(64<<10, escaped))
 	var err error
 	emit := func(b []byte) {
 		if err != nil {

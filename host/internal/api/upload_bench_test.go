@@ -43,3 +43,21 @@ func BenchmarkReadUpload(b *testing.B) {
 		files.put(up.held)
 	}
 }
+
+// BenchmarkVectorizeInProcess sends a 500 x 500 PNG through the whole handler (middleware,
+// upload into a pooled image file, validation, lane, answer) with the in-memory engine:
+// the host's own work per request, without sockets or an engine process, with its
+// allocations.
+func BenchmarkVectorizeInProcess(b *testing.B) {
+	s, _ := newTestServer(b, &memEngines{}, 4)
+	s.ImageFiles = NewImageFiles(10<<20, 2)
+	defer s.ImageFiles.Close()
+	h := s.Handler()
+	img := pngOf(b, 500, 500)
+	b.ReportAllocs()
+	for b.Loop() {
+		if rec := post(b, h, img, `{"engine":"mem"}`); rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}

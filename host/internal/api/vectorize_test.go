@@ -83,7 +83,7 @@ func (m *memEngines) AnalyzeAndTrace(ctx context.Context, prefer []string, image
 
 // newTestServer returns the service's handler over mem, with lanes of one worker and
 // capacity queue, and the store holding its keys.
-func newTestServer(t *testing.T, mem *memEngines, queue int) (*Server, *auth.Keys) {
+func newTestServer(t testing.TB, mem *memEngines, queue int) (*Server, *auth.Keys) {
 	t.Helper()
 	st, err := store.Open(context.Background(), "", t.TempDir())
 	if err != nil {
@@ -103,7 +103,7 @@ func newTestServer(t *testing.T, mem *memEngines, queue int) (*Server, *auth.Key
 	return s, keys
 }
 
-func pngOf(t *testing.T, w, h int) []byte {
+func pngOf(t testing.TB, w, h int) []byte {
 	t.Helper()
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for i := range img.Pix {
@@ -118,13 +118,13 @@ func pngOf(t *testing.T, w, h int) []byte {
 }
 
 // post sends a multipart upload to POST /api/vectorize.
-func post(t *testing.T, h http.Handler, img []byte, settings string, header ...string) *httptest.ResponseRecorder {
+func post(t testing.TB, h http.Handler, img []byte, settings string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	return postContext(t, context.Background(), h, img, settings, header...)
 }
 
 // postContext is post with a context that ends the request.
-func postContext(t *testing.T, ctx context.Context, h http.Handler, img []byte, settings string, header ...string) *httptest.ResponseRecorder {
+func postContext(t testing.TB, ctx context.Context, h http.Handler, img []byte, settings string, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
