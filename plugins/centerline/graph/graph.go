@@ -90,11 +90,13 @@ const (
 // grid is the skeleton on a grid one pixel wider on each side than the image, so that
 // every pixel's eight neighbours are at fixed offsets and none is out of bounds; it
 // holds a byte per pixel (the flags above), the only map Build keeps over the whole
-// image. Node pixels are few and named through a sorted list, not a map of the image.
+// image. The skeleton's pixels are listed, so that the scans for nodes and loops visit
+// them alone; node pixels are few and named through a sorted list, not a map.
 type grid struct {
 	st    []uint8
 	pw, w int
 	off   [8]int      // ring's neighbour offsets
+	on    []int32     // the skeleton's pixels in index order
 	nodes []nodePixel // node pixels sorted by index
 }
 
@@ -108,27 +110,27 @@ func newGrid(sk []bool, w, h int) *grid {
 		g.off[k] = r[1]*pw + r[0]
 	}
 	for y := range h {
-		dst := g.st[(y+1)*pw+1 : (y+1)*pw+1+w]
+		base := int32((y+1)*pw + 1)
 		for x, on := range sk[y*w : (y+1)*w] {
 			if on {
-				dst[x] = onBit
+				g.on = append(g.on, base+int32(x))
 			}
 		}
 	}
-	for q, v := range g.st {
-		if v&onBit == 0 {
-			continue
-		}
+	for _, q := range g.on {
+		g.st[q] = onBit
+	}
+	for _, q := range g.on {
 		n := uint8(0)
 		for _, o := range g.off {
-			n += g.st[q+o] & onBit
+			n += g.st[int(q)+o] & onBit
 		}
 		g.st[q] |= n << degShift
 	}
 	return g
 }
 
-func (g *grid) on(q int) bool   { return g.st[q]&onBit != 0 }
+func (g *grid) set(q int) bool  { return g.st[q]&onBit != 0 }
 func (g *grid) deg(q int) int   { return int(g.st[q] >> degShift) }
 func (g *grid) node(q int) bool { return g.st[q]&nodeBit != 0 }
 
@@ -148,8 +150,9 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 	// lists each node's pixels in index order.
 	var nodes []node
 	var members [][]int
-	for q, v := range g.st {
-		if v&onBit == 0 || v&nodeBit != 0 || g.deg(q) == 2 {
+	for _, q32 := range g.on {
+		q := int(q32)
+		if g.st[q]&nodeBit != 0 || g.deg(q) == 2 {
 			continue
 		}
 		id := int32(len(nodes))
@@ -164,7 +167,7 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 				stack = stack[:len(stack)-1]
 				ms = append(ms, p)
 				for _, o := range g.off {
-					if n := p + o; g.on(n) && g.deg(n) >= 3 && !g.node(n) {
+					if n := p + o; g.set(n) && g.deg(n) >= 3 && !g.node(n) {
 						g.st[n] |= nodeBit
 						stack = append(stack, n)
 					}
@@ -199,7 +202,7 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 		for _, m := range members[n] {
 			for _, o := range g.off {
 				q := m + o
-				if !g.on(q) {
+				if !g.set(q) {
 					continue
 				}
 				if g.node(q) {
@@ -224,7 +227,7 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 					pts = append(pts, pt(cur))
 					next := -1
 					for _, o2 := range g.off {
-						if c := cur + o2; g.on(c) && c != prev {
+						if c := cur + o2; g.set(c) && c != prev {
 							next = c
 							break
 						}
@@ -257,8 +260,9 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 	}
 	// Loops without any node.
 	var loops []Stroke
-	for q, v := range g.st {
-		if v&onBit == 0 || v&(visitedBit|nodeBit) != 0 {
+	for _, q32 := range g.on {
+		q := int(q32)
+		if g.st[q]&(visitedBit|nodeBit) != 0 {
 			continue
 		}
 		pts := []Point{}
@@ -268,7 +272,7 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 			pts = append(pts, pt(cur))
 			next := -1
 			for _, o := range g.off {
-				if c := cur + o; g.on(c) && c != prev && g.st[c]&visitedBit == 0 {
+				if c := cur + o; g.set(c) && c != prev && g.st[c]&visitedBit == 0 {
 					next = c
 					break
 				}

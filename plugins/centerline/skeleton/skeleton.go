@@ -134,6 +134,9 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 		}
 		return true
 	}
+	// kept[li] is the number of layer li's pixels left in the skeleton, compacted to the
+	// layer's start in order.
+	kept := make([]int, len(layers))
 	for li := 0; li+1 < len(layers); li++ {
 		start, end := layers[li], layers[li+1]
 		if li&0xff == 0 || end-start > 4096 {
@@ -164,12 +167,13 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 				layer = keep
 			}
 		}
+		kept[li] = len(layer)
 	}
+	// The skeleton is the pixels kept, a small part of the image: set them alone.
 	out := make([]bool, w*h)
-	for y := 0; y < h; y++ {
-		dst := out[y*w : (y+1)*w]
-		for x, v := range sk[(y+1)*pw+1 : (y+1)*pw+1+w] {
-			dst[x] = v == 1
+	for li := 0; li+1 < len(layers); li++ {
+		for _, p := range order[layers[li] : layers[li]+kept[li]] {
+			out[unframe(p)] = true
 		}
 	}
 	return out, nil
