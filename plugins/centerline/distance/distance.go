@@ -193,8 +193,16 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 				for x < bw && inRow[x] {
 					x++
 				}
+				// A run with no core pixel within r in any of its columns has none
+				// within r at all (the paths to it are longer): nothing to open. Most
+				// runs of a drawing's lines are so.
+				near := far
 				for k, v := range gRow[a:x] {
 					sc.g[k] = int64(v) * int64(v)
+					near = min(near, v)
+				}
+				if float64(near)*float64(near) > r2 {
+					continue
 				}
 				run := sc.out[:x-a]
 				envelope(sc, x-a, run, 0)
@@ -232,12 +240,20 @@ const shortRun = 7
 func envelope(sc *rowScratch, n int, out []int32, pad int) {
 	g := sc.g[:n]
 	if n <= shortRun {
-		// A few columns (a thin line's width): every parabola at every point.
+		// A few columns (a thin line's width): at each point, its own parabola and those
+		// of the columns near enough to be lower, dx² < the best so far.
 		for x := pad; x < n-pad; x++ {
-			best := int64(math.MaxInt64)
-			for i, gi := range g {
-				dx := x - i
-				best = min(best, int64(dx*dx)+gi)
+			best := g[x]
+			for dx := 1; int64(dx*dx) < best; dx++ {
+				if i := x - dx; i >= 0 {
+					best = min(best, int64(dx*dx)+g[i])
+				}
+				if i := x + dx; i < n {
+					best = min(best, int64(dx*dx)+g[i])
+				}
+				if x-dx < 0 && x+dx >= n {
+					break
+				}
 			}
 			out[x-pad] = int32(min(best, math.MaxInt32))
 		}
