@@ -95,8 +95,8 @@ func Transform(in []bool, w, h int) []int32 {
 // shape (d >= r²), so that the disc of radius r around it lies in the shape. Nil when
 // there is no core pixel.
 //
-// It is a distance transform to the core, cut short. The core's box grown by r holds
-// every pixel within reach. The first phase caps column distances just above r, as
+// It is a distance transform to the core, cut short. The boxes of the core's groups of
+// near rows, grown by r, hold every pixel within reach. The first phase caps column distances just above r, as
 // nothing farther counts (and then a byte holds them). And the second phase runs over
 // the runs of shape pixels alone, not over whole rows: from a core pixel c to a pixel p
 // within reach, the pixels of p's row up to c's column are nearer to c than p is, so
@@ -108,36 +108,56 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		return nil
 	}
 	t := int32(least)
-	x0, y0, x1, y1 := w, h, -1, -1
+	grow := int(math.Ceil(r))
+	var out []bool
+	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
+	// common: each group of closer rows is opened in its own box, the group's cores
+	// grown by grow (boxes of different groups share no row), so that the paper
+	// between a drawing's filled areas is skipped.
+	b := box{x0: w, y0: -1, w: w}
+	flush := func() {
+		if b.y0 < 0 {
+			return
+		}
+		if out == nil {
+			out = make([]bool, w*h)
+		}
+		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
+		// A column distance above r is as good as infinite.
+		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
+			opening(in, d, t, b, uint8(far), r2, out)
+		} else {
+			opening(in, d, t, b, int32(far), r2, out)
+		}
+		b = box{x0: w, y0: -1, w: w}
+	}
 	for y := 0; y < h; y++ {
 		row := d[y*w : (y+1)*w]
+		x0, x1 := -1, -1
 		for x, v := range row {
 			if v >= t {
-				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), y
+				x0 = x
 				break
 			}
 		}
-		if y1 == y {
-			for x := w - 1; x > x1; x-- {
-				if row[x] >= t {
-					x1 = x
-					break
-				}
+		if x0 < 0 {
+			continue
+		}
+		for x := w - 1; x >= x0; x-- {
+			if row[x] >= t {
+				x1 = x
+				break
 			}
 		}
+		if b.y0 >= 0 && y-b.y1 > 2*grow+1 {
+			flush()
+		}
+		if b.y0 < 0 {
+			b.y0, b.x1 = y, -1
+		}
+		b.x0, b.x1, b.y1 = min(b.x0, x0), max(b.x1, x1), y
 	}
-	if x1 < 0 {
-		return nil
-	}
-	grow := int(math.Ceil(r))
-	b := box{x0: max(0, x0-grow), y0: max(0, y0-grow), x1: min(w-1, x1+grow), y1: min(h-1, y1+grow), w: w}
-	out := make([]bool, w*h)
-	// A column distance above r is as good as infinite.
-	if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-		opening(in, d, t, b, uint8(far), r2, out)
-	} else {
-		opening(in, d, t, b, int32(far), r2, out)
-	}
+	flush()
 	return out
 }
 

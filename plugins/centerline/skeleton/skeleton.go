@@ -96,9 +96,40 @@ func abs(v int) int {
 	return v
 }
 
+// Skeleton is a shape's thinned medial axis.
+type Skeleton struct {
+	// Pix says which pixels of the w x h image are on the skeleton.
+	Pix []bool
+	// depths are the distinct squared distances of the skeleton's pixels, increasing,
+	// and counts[k] is the number of its pixels at depths[k].
+	depths []int32
+	counts []int
+}
+
+// MedianDepth returns the median squared distance from the skeleton's pixels to the
+// paper (the one at index n/2 of the n pixels' distances in increasing order), and
+// false when the skeleton is empty.
+func (s *Skeleton) MedianDepth() (int32, bool) {
+	n := 0
+	for _, c := range s.counts {
+		n += c
+	}
+	if n == 0 {
+		return 0, false
+	}
+	at := n / 2
+	for k, c := range s.counts {
+		if at < c {
+			return s.depths[k], true
+		}
+		at -= c
+	}
+	panic("unreachable: the counts add up to n")
+}
+
 // Thin returns the skeleton of the w x h shape in, given its squared distance map d
 // (package distance). It checks ctx between distance layers.
-func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
+func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error) {
 	// The shape on a grid with a one-pixel empty frame, so that every pixel's eight
 	// neighbours are at fixed offsets.
 	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
@@ -169,12 +200,19 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 		}
 		kept[li] = len(layer)
 	}
-	// The skeleton is the pixels kept, a small part of the image: set them alone.
-	out := make([]bool, w*h)
+	// The skeleton is the pixels kept, a small part of the image: set them alone, and
+	// count them by distance (layers are in increasing distance).
+	out := &Skeleton{Pix: make([]bool, w*h)}
 	for li := 0; li+1 < len(layers); li++ {
-		for _, p := range order[layers[li] : layers[li]+kept[li]] {
-			out[unframe(p)] = true
+		kp := order[layers[li] : layers[li]+kept[li]]
+		if len(kp) == 0 {
+			continue
 		}
+		for _, p := range kp {
+			out.Pix[unframe(p)] = true
+		}
+		out.depths = append(out.depths, d[unframe(kp[0])])
+		out.counts = append(out.counts, len(kp))
 	}
 	return out, nil
 }

@@ -50,7 +50,7 @@ func TestThinKeepsTheMedialLineOfABar(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "...........\n...........\n..#######..\n...........\n...........\n"
-	if got := show(sk, w); got != want {
+	if got := show(sk.Pix, w); got != want {
 		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
@@ -75,11 +75,11 @@ func TestThinKeepsARingsHole(t *testing.T) {
 		stack = stack[:len(stack)-1]
 		x, y := i%w, i/w
 		if x == 0 || y == 0 || x == w-1 || y == h-1 {
-			t.Fatalf("the hole leaks to the border:\n%s", show(sk, w))
+			t.Fatalf("the hole leaks to the border:\n%s", show(sk.Pix, w))
 		}
 		for _, o := range [][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
 			j := (y+o[1])*w + x + o[0]
-			if !sk[j] && !seen[j] {
+			if !sk.Pix[j] && !seen[j] {
 				seen[j] = true
 				stack = append(stack, j)
 			}
@@ -196,14 +196,59 @@ func TestThinKeepsTheEndOfAnEvenBand(t *testing.T) {
 				t.Fatal(err)
 			}
 			top := h
-			for i, on := range sk {
+			for i, on := range sk.Pix {
 				if on {
 					top = min(top, i/w)
 				}
 			}
 			if got := float64(top) + 0.5; got > cy+r+1 {
-				t.Errorf("the skeleton starts at y %.1f, want at most %.1f (the end's centre %.1f plus a radius and a pixel)\n%s", got, cy+r+1, cy, show(sk, w))
+				t.Errorf("the skeleton starts at y %.1f, want at most %.1f (the end's centre %.1f plus a radius and a pixel)\n%s", got, cy+r+1, cy, show(sk.Pix, w))
 			}
 		})
+	}
+}
+
+func TestMedianDepthIsTheMedianOfTheSkeletonsDistances(t *testing.T) {
+	tests := []struct {
+		name string
+		rows []string
+	}{
+		{"a bar", []string{"...........", ".#########.", ".#########.", ".#########.", "..........."}},
+		{"a bar and a thicker block", []string{
+			"..............",
+			".####.........",
+			".####..######.",
+			".......######.",
+			".......######.",
+			".......######.",
+			".......######.",
+			"..............",
+		}},
+		{"nothing", []string{"....", "...."}},
+	}
+	for _, tt := range tests {
+		in, w, h := parse(tt.rows...)
+		d := distance.Transform(in, w, h)
+		sk, err := Thin(context.Background(), in, d, w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var depths []int32
+		for i, on := range sk.Pix {
+			if on {
+				depths = append(depths, d[i])
+			}
+		}
+		slices.Sort(depths)
+		got, ok := sk.MedianDepth()
+		if len(depths) == 0 {
+			if ok {
+				t.Errorf("%s: median %d of an empty skeleton", tt.name, got)
+			}
+			continue
+		}
+		if want := depths[len(depths)/2]; !ok || got != want {
+			t.Errorf("%s: median depth %d (%v), want %d of %v", tt.name, got, ok, want, depths)
+		}
 	}
 }
