@@ -47,6 +47,17 @@ var tip = func() (t [256]bool) {
 	return t
 }()
 
+// freeTip[c] says whether Thin removes a pixel whose neighbours are c without asking
+// whether it ends a ridge: it is simple with two neighbours or more; freeNoTip[c] the
+// same, but for the ends of two-pixel-wide lines (tip), which phase 0 defers.
+var freeTip, freeNoTip = func() (all, noTip [256]bool) {
+	for c := range 256 {
+		all[c] = simple[c] && bits.OnesCount8(uint8(c)) >= 2
+		noTip[c] = all[c] && !tip[c]
+	}
+	return all, noTip
+}()
+
 // components counts the 8-connected components of the set neighbours of configuration
 // c (fg), or the 4-connected components of the unset neighbours that contain an edge
 // neighbour (background).
@@ -144,11 +155,10 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error
 	// named by their index on the framed grid.
 	order, layers := visitOrder(in, d, w, sk) // and sets sk
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
-	config := func(q int) (c, n int) {
-		nb := sk[q-pw-1 : q+pw+2]
-		c = int(nb[pw+2]) | int(nb[2])<<1 | int(nb[1])<<2 | int(nb[0])<<3 |
-			int(nb[pw])<<4 | int(nb[2*pw])<<5 | int(nb[2*pw+1])<<6 | int(nb[2*pw+2])<<7
-		return c, bits.OnesCount8(uint8(c))
+	config := func(q int) uint8 {
+		// Three rows of three, so that the nine reads need no bounds checks.
+		up, mid, dn := sk[q-pw-1:q-pw+2], sk[q-1:q+2], sk[q+pw-1:q+pw+2]
+		return mid[2] | up[2]<<1 | up[1]<<2 | up[0]<<3 | mid[0]<<4 | dn[0]<<5 | dn[1]<<6 | dn[2]<<7
 	}
 	// ridgeEnd says whether pixel q may end a line: no neighbour in the shape is
 	// farther from the boundary by half a pixel or more. (Exact distances along a ridge
@@ -183,12 +193,17 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error
 			if phase == 1 && dl < 9 {
 				break // phase 0 deferred nothing
 			}
+			// A simple pixel goes when free (see the tables) or when it ends no ridge.
+			free := &freeTip
+			if phase == 0 && dl >= 9 {
+				free = &freeNoTip
+			}
 			for changed := true; changed; {
 				changed = false
 				keep := layer[:0]
 				for _, p := range layer {
-					c, n := config(int(p))
-					if simple[c] && (n >= 2 && (phase == 1 || !tip[c] || dl < 9) || !ridgeEnd(int(p))) {
+					c := config(int(p))
+					if free[c] || simple[c] && !ridgeEnd(int(p)) {
 						sk[p] = 0
 						changed = true
 						continue
