@@ -96,11 +96,11 @@ func Transform(in []bool, w, h int) []int32 {
 // there is no core pixel.
 //
 // It is a distance transform to the core, cut short. The boxes of the core's groups of
-// near rows, grown by r, hold every pixel within reach. The first phase caps column distances just above r, as
-// nothing farther counts (and then a byte holds them). And the second phase runs over
-// the runs of shape pixels alone, not over whole rows: from a core pixel c to a pixel p
-// within reach, the pixels of p's row up to c's column are nearer to c than p is, so
-// nearer than any pixel outside the shape, and are in it.
+// near rows, grown by r, hold every pixel within reach. The first phase caps column
+// distances just above r, as nothing farther counts (and then a byte holds them). And
+// the second phase runs over the runs of shape pixels alone, not over whole rows: from
+// a core pixel c to a pixel p within reach, the pixels of p's row up to c's column are
+// nearer to c than p is, so nearer than any pixel outside the shape, and are in it.
 func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 	r2 := r * r
 	least := math.Ceil(r2) // distances are whole numbers

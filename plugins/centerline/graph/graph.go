@@ -96,13 +96,14 @@ type grid struct {
 	st    []uint8
 	pw, w int
 	off   [8]int      // ring's neighbour offsets
-	on    []int32     // the skeleton's pixels in index order
+	pix   []int32     // the skeleton's pixels in index order
 	nodes []nodePixel // node pixels sorted by index
 }
 
 // nodePixel is a node's pixel: its index on the framed grid and the node's number.
 type nodePixel struct{ q, id int32 }
 
+// newGrid returns the grid of the w x h skeleton sk, with every pixel's neighbour count.
 func newGrid(sk []bool, w, h int) *grid {
 	pw := w + 2
 	g := &grid{st: make([]uint8, pw*(h+2)), pw: pw, w: w}
@@ -113,14 +114,14 @@ func newGrid(sk []bool, w, h int) *grid {
 		base := int32((y+1)*pw + 1)
 		for x, on := range sk[y*w : (y+1)*w] {
 			if on {
-				g.on = append(g.on, base+int32(x))
+				g.pix = append(g.pix, base+int32(x))
 			}
 		}
 	}
-	for _, q := range g.on {
+	for _, q := range g.pix {
 		g.st[q] = onBit
 	}
-	for _, q := range g.on {
+	for _, q := range g.pix {
 		n := uint8(0)
 		for _, o := range g.off {
 			n += g.st[int(q)+o] & onBit
@@ -150,9 +151,9 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 	// lists each node's pixels in index order.
 	var nodes []node
 	var members [][]int
-	for _, q32 := range g.on {
+	for _, q32 := range g.pix {
 		q := int(q32)
-		if g.st[q]&nodeBit != 0 || g.deg(q) == 2 {
+		if g.node(q) || g.deg(q) == 2 {
 			continue
 		}
 		id := int32(len(nodes))
@@ -260,7 +261,7 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 	}
 	// Loops without any node.
 	var loops []Stroke
-	for _, q32 := range g.on {
+	for _, q32 := range g.pix {
 		q := int(q32)
 		if g.st[q]&(visitedBit|nodeBit) != 0 {
 			continue
