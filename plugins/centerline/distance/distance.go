@@ -24,8 +24,10 @@ func Transform(in []bool, w, h int) []int32 {
 		return d
 	}
 	// Phase 1, per column: the distance to the nearest pixel outside the shape in the
-	// same column (the outside of the image above and below counts), in a sweep down
-	// and a sweep up. Columns are independent; a band of them is swept row by row so
+	// same column (the outside of the image above and below counts). A sweep down
+	// counts each run of shape pixels from its top; where the run ends (at paper or at
+	// the image's bottom edge), its lower half is set to the distance to that end, the
+	// nearer one there. Columns are independent; a band of them is swept row by row so
 	// that memory is read in order.
 	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
 		for y := 0; y < h; y++ {
@@ -44,18 +46,15 @@ func Transform(in []bool, w, h int) []int32 {
 			for k, on := range inRow {
 				if on {
 					row[k] = above[k] + 1
+				} else if above[k] > 1 {
+					runEnd(d, w, lo+k, y, above[k])
 				}
 			}
 		}
 		last := d[(h-1)*w+lo : (h-1)*w+hi]
-		for k := range last {
-			last[k] = min(last[k], 1)
-		}
-		for y := h - 2; y >= 0; y-- {
-			row, below := d[y*w+lo:y*w+hi], d[(y+1)*w+lo:(y+1)*w+hi]
-			below = below[:len(row)]
-			for k, v := range row {
-				row[k] = min(v, below[k]+1)
+		for k, v := range last {
+			if v > 1 {
+				runEnd(d, w, lo+k, h, v)
 			}
 		}
 	})
@@ -87,6 +86,15 @@ func Transform(in []bool, w, h int) []int32 {
 		}
 	})
 	return d
+}
+
+// runEnd sets the lower half of the run of shape pixels of column x that ends above row
+// y (paper, or the image's bottom edge) and is n pixels long, counted from its top, to
+// the distance to y where that is the nearer.
+func runEnd(d []int32, w, x, y int, n int32) {
+	for j := int32(1); j < n-j+1; j++ {
+		d[(y-int(j))*w+x] = j
+	}
 }
 
 // Opening returns the morphological opening of the w x h shape in by a disc of radius
