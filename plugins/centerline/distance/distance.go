@@ -176,6 +176,8 @@ type box struct{ x0, y0, x1, y1, w int }
 func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 float64, out []bool) {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	g := make([]T, bw*bh)
+	// The column distance to the core, capped at far, in one sweep down: counted from
+	// the core above, and lowered above the top of each run of core pixels.
 	_ = parallel.For(context.Background(), bw, 64, func(_, lo, hi int) {
 		for y := range bh {
 			row, drow := g[y*bw+lo:y*bw+hi], d[(y+b.y0)*w+b.x0+lo:(y+b.y0)*w+b.x0+hi]
@@ -192,17 +194,18 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 			above := g[(y-1)*bw+lo : (y-1)*bw+hi]
 			above = above[:len(row)]
 			for k, v := range drow {
-				row[k] = min(above[k]+1, far)
-				if v >= t {
-					row[k] = 0
+				if v < t {
+					row[k] = min(above[k]+1, far)
+					continue
 				}
-			}
-		}
-		for y := bh - 2; y >= 0; y-- {
-			row, below := g[y*bw+lo:y*bw+hi], g[(y+1)*bw+lo:(y+1)*bw+hi]
-			below = below[:len(row)]
-			for k, v := range row {
-				row[k] = min(v, below[k]+1)
+				row[k] = 0
+				// The top of a run of core pixels: the rows above, up to far, are
+				// nearer to it than their count from the core above says.
+				if above[k] != 0 {
+					for j, q := T(1), (y-1)*bw+lo+k; j < far && q >= 0 && j < g[q]; j, q = j+1, q-bw {
+						g[q] = j
+					}
+				}
 			}
 		}
 	})
