@@ -115,6 +115,19 @@ type Skeleton struct {
 	// and counts[k] is the number of its pixels at depths[k].
 	depths []int32
 	counts []int
+	// at lists the skeleton's pixels (indices into Pix), a small part of the image.
+	at []int32
+}
+
+// Remove takes off the skeleton, in place, its pixels where mask is set (so that no
+// stroke runs through a filled area), visiting the skeleton's pixels alone. The
+// distances MedianDepth counts are those of the skeleton as thinned.
+func (s *Skeleton) Remove(mask []bool) {
+	for _, i := range s.at {
+		if mask[i] {
+			s.Pix[i] = false
+		}
+	}
 }
 
 // MedianDepth returns the median squared distance from the skeleton's pixels to the
@@ -224,7 +237,9 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error
 			continue
 		}
 		for _, p := range kp {
-			out.Pix[unframe(p)] = true
+			i := unframe(p)
+			out.Pix[i] = true
+			out.at = append(out.at, int32(i))
 		}
 		out.depths = append(out.depths, d[unframe(kp[0])])
 		out.counts = append(out.counts, len(kp))

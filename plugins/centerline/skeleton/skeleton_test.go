@@ -252,3 +252,36 @@ func TestMedianDepthIsTheMedianOfTheSkeletonsDistances(t *testing.T) {
 		}
 	}
 }
+
+func TestRemoveClearsTheSkeletonUnderTheMaskAlone(t *testing.T) {
+	in, w, h := parse(
+		"...........",
+		".#########.",
+		".#########.",
+		".#########.",
+		"...........",
+	)
+	for _, tc := range []struct {
+		name string
+		mask func(x, y int) bool
+	}{
+		{"nothing", func(x, y int) bool { return false }},
+		{"the right half", func(x, y int) bool { return x >= w/2 }},
+		{"everything", func(x, y int) bool { return true }},
+	} {
+		sk, err := Thin(context.Background(), in, distance.Transform(in, w, h), w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Clone(sk.Pix)
+		mask := make([]bool, w*h)
+		for i := range mask {
+			mask[i] = tc.mask(i%w, i/w)
+			want[i] = want[i] && !mask[i]
+		}
+		sk.Remove(mask)
+		if !slices.Equal(sk.Pix, want) {
+			t.Errorf("%s: got\n%swant\n%s", tc.name, show(sk.Pix, w), show(want, w))
+		}
+	}
+}

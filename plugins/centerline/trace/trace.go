@@ -158,7 +158,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
 	blobs := fill.Blobs(m, d, w, h, blobR)
 	if blobs != nil {
-		fill.Remove(sk.Pix, blobs)
+		sk.Remove(blobs)
 	}
 	// The ink level before the graph, so that the mask is no longer needed (nor kept)
 	// while the graph is built.
