@@ -103,20 +103,16 @@ type grid struct {
 // nodePixel is a node's pixel: its index on the framed grid and the node's number.
 type nodePixel struct{ q, id int32 }
 
-// newGrid returns the grid of the w x h skeleton sk, with every pixel's neighbour count.
-func newGrid(sk []bool, w, h int) *grid {
+// newGrid returns the grid of the w x h skeleton whose pixels are pix (indices on the
+// image, increasing), with every pixel's neighbour count.
+func newGrid(pix []int32, w, h int) *grid {
 	pw := w + 2
-	g := &grid{st: make([]uint8, pw*(h+2)), pw: pw, w: w}
+	g := &grid{st: make([]uint8, pw*(h+2)), pw: pw, w: w, pix: make([]int32, len(pix))}
 	for k, r := range ring {
 		g.off[k] = r[1]*pw + r[0]
 	}
-	for y := range h {
-		base := int32((y+1)*pw + 1)
-		for x, on := range sk[y*w : (y+1)*w] {
-			if on {
-				g.pix = append(g.pix, base+int32(x))
-			}
-		}
+	for k, i := range pix {
+		g.pix[k] = (i/int32(w)+1)*int32(pw) + i%int32(w) + 1
 	}
 	for _, q := range g.pix {
 		g.st[q] = onBit
@@ -146,7 +142,19 @@ func (g *grid) nodeOf(q int) int {
 
 // Build returns the strokes of skeleton sk (w x h), whose squared distance map is d.
 func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
-	g := newGrid(sk, w, h)
+	var pix []int32
+	for i, on := range sk {
+		if on {
+			pix = append(pix, int32(i))
+		}
+	}
+	return BuildPixels(pix, d, w, h, o)
+}
+
+// BuildPixels is Build of the skeleton whose pixels are pix (indices on the image, in
+// increasing order), for a caller that has them listed.
+func BuildPixels(pix []int32, d []int32, w, h int, o Options) []Stroke {
+	g := newGrid(pix, w, h)
 	// Nodes: clusters of junction pixels (3 or more neighbours), and free ends; members
 	// lists each node's pixels in index order.
 	var nodes []node

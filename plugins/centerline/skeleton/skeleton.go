@@ -119,6 +119,18 @@ type Skeleton struct {
 	at []int32
 }
 
+// Pixels returns the indices into Pix of the skeleton's pixels, in increasing order.
+func (s *Skeleton) Pixels() []int32 {
+	out := make([]int32, 0, len(s.at))
+	for _, i := range s.at {
+		if s.Pix[i] {
+			out = append(out, i)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Remove takes off the skeleton, in place, its pixels where mask is set (so that no
 // stroke runs through a filled area), visiting the skeleton's pixels alone. The
 // distances MedianDepth counts are those of the skeleton as thinned.

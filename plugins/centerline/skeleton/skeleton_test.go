@@ -253,7 +253,7 @@ func TestMedianDepthIsTheMedianOfTheSkeletonsDistances(t *testing.T) {
 	}
 }
 
-func TestRemoveClearsTheSkeletonUnderTheMaskAlone(t *testing.T) {
+func TestRemoveClearsTheSkeletonUnderTheMaskAloneAndPixelsListsTheRest(t *testing.T) {
 	in, w, h := parse(
 		"...........",
 		".#########.",
@@ -282,6 +282,15 @@ func TestRemoveClearsTheSkeletonUnderTheMaskAlone(t *testing.T) {
 		sk.Remove(mask)
 		if !slices.Equal(sk.Pix, want) {
 			t.Errorf("%s: got\n%swant\n%s", tc.name, show(sk.Pix, w), show(want, w))
+		}
+		var listed []int32
+		for i, on := range want {
+			if on {
+				listed = append(listed, int32(i))
+			}
+		}
+		if got := sk.Pixels(); !slices.Equal(got, listed) {
+			t.Errorf("%s: Pixels() = %v, want %v", tc.name, got, listed)
 		}
 	}
 }

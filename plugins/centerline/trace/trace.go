@@ -165,7 +165,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	level := width.InkLevel(g, m, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
-	ss := graph.Build(sk.Pix, d, w, h, gopt)
+	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
