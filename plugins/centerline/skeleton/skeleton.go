@@ -107,39 +107,41 @@ func abs(v int) int {
 	return v
 }
 
-// Skeleton is a shape's thinned medial axis.
+// Skeleton is a shape's thinned medial axis: a list of pixels, a small part of the
+// image, so that no map of the whole image is kept.
 type Skeleton struct {
-	// Pix says which pixels of the w x h image are on the skeleton.
-	Pix []bool
-	// depths are the distinct squared distances of the skeleton's pixels, increasing,
-	// and counts[k] is the number of its pixels at depths[k].
+	// at lists the skeleton's pixels (indices on the image), in the order thinned.
+	at []int32
+	// n is the number of the image's pixels.
+	n int
+	// depths are the distinct squared distances of the thinned skeleton's pixels,
+	// increasing, and counts[k] is the number of its pixels at depths[k].
 	depths []int32
 	counts []int
-	// at lists the skeleton's pixels (indices into Pix), a small part of the image.
-	at []int32
 }
 
-// Pixels returns the indices into Pix of the skeleton's pixels, in increasing order.
+// Pixels returns the indices on the image of the skeleton's pixels, in increasing
+// order.
 func (s *Skeleton) Pixels() []int32 {
-	out := make([]int32, 0, len(s.at))
-	for _, i := range s.at {
-		if s.Pix[i] {
-			out = append(out, i)
-		}
-	}
+	out := slices.Clone(s.at)
 	slices.Sort(out)
 	return out
 }
 
-// Remove takes off the skeleton, in place, its pixels where mask is set (so that no
-// stroke runs through a filled area), visiting the skeleton's pixels alone. The
-// distances MedianDepth counts are those of the skeleton as thinned.
-func (s *Skeleton) Remove(mask []bool) {
+// Mask returns the skeleton as a mask of the image's pixels.
+func (s *Skeleton) Mask() []bool {
+	m := make([]bool, s.n)
 	for _, i := range s.at {
-		if mask[i] {
-			s.Pix[i] = false
-		}
+		m[i] = true
 	}
+	return m
+}
+
+// Remove takes off the skeleton its pixels where mask (of the image's pixels) is set,
+// so that no stroke runs through a filled area. The distances MedianDepth counts are
+// those of the skeleton as thinned.
+func (s *Skeleton) Remove(mask []bool) {
+	s.at = slices.DeleteFunc(s.at, func(i int32) bool { return mask[i] })
 }
 
 // MedianDepth returns the median squared distance from the skeleton's pixels to the
@@ -242,16 +244,14 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error
 	}
 	// The skeleton is the pixels kept, a small part of the image: set them alone, and
 	// count them by distance (layers are in increasing distance).
-	out := &Skeleton{Pix: make([]bool, w*h)}
+	out := &Skeleton{n: w * h}
 	for li := 0; li+1 < len(layers); li++ {
 		kp := order[layers[li] : layers[li]+kept[li]]
 		if len(kp) == 0 {
 			continue
 		}
 		for _, p := range kp {
-			i := unframe(p)
-			out.Pix[i] = true
-			out.at = append(out.at, int32(i))
+			out.at = append(out.at, int32(unframe(p)))
 		}
 		out.depths = append(out.depths, d[unframe(kp[0])])
 		out.counts = append(out.counts, len(kp))

@@ -50,7 +50,7 @@ func TestThinKeepsTheMedialLineOfABar(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "...........\n...........\n..#######..\n...........\n...........\n"
-	if got := show(sk.Pix, w); got != want {
+	if got := show(sk.Mask(), w); got != want {
 		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
@@ -66,6 +66,7 @@ func TestThinKeepsARingsHole(t *testing.T) {
 		".......",
 	)
 	sk, _ := Thin(context.Background(), in, distance.Transform(in, w, h), w, h)
+	mask := sk.Mask()
 	// The skeleton must still enclose the centre: the background from the centre cannot
 	// reach the border through 4-connected steps.
 	seen := map[int]bool{3*w + 3: true}
@@ -75,11 +76,11 @@ func TestThinKeepsARingsHole(t *testing.T) {
 		stack = stack[:len(stack)-1]
 		x, y := i%w, i/w
 		if x == 0 || y == 0 || x == w-1 || y == h-1 {
-			t.Fatalf("the hole leaks to the border:\n%s", show(sk.Pix, w))
+			t.Fatalf("the hole leaks to the border:\n%s", show(sk.Mask(), w))
 		}
 		for _, o := range [][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
 			j := (y+o[1])*w + x + o[0]
-			if !sk.Pix[j] && !seen[j] {
+			if !mask[j] && !seen[j] {
 				seen[j] = true
 				stack = append(stack, j)
 			}
@@ -196,13 +197,13 @@ func TestThinKeepsTheEndOfAnEvenBand(t *testing.T) {
 				t.Fatal(err)
 			}
 			top := h
-			for i, on := range sk.Pix {
+			for i, on := range sk.Mask() {
 				if on {
 					top = min(top, i/w)
 				}
 			}
 			if got := float64(top) + 0.5; got > cy+r+1 {
-				t.Errorf("the skeleton starts at y %.1f, want at most %.1f (the end's centre %.1f plus a radius and a pixel)\n%s", got, cy+r+1, cy, show(sk.Pix, w))
+				t.Errorf("the skeleton starts at y %.1f, want at most %.1f (the end's centre %.1f plus a radius and a pixel)\n%s", got, cy+r+1, cy, show(sk.Mask(), w))
 			}
 		})
 	}
@@ -234,7 +235,7 @@ func TestMedianDepthIsTheMedianOfTheSkeletonsDistances(t *testing.T) {
 			t.Fatal(err)
 		}
 		var depths []int32
-		for i, on := range sk.Pix {
+		for i, on := range sk.Mask() {
 			if on {
 				depths = append(depths, d[i])
 			}
@@ -273,15 +274,15 @@ func TestRemoveClearsTheSkeletonUnderTheMaskAloneAndPixelsListsTheRest(t *testin
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := slices.Clone(sk.Pix)
+		want := sk.Mask()
 		mask := make([]bool, w*h)
 		for i := range mask {
 			mask[i] = tc.mask(i%w, i/w)
 			want[i] = want[i] && !mask[i]
 		}
 		sk.Remove(mask)
-		if !slices.Equal(sk.Pix, want) {
-			t.Errorf("%s: got\n%swant\n%s", tc.name, show(sk.Pix, w), show(want, w))
+		if !slices.Equal(sk.Mask(), want) {
+			t.Errorf("%s: got\n%swant\n%s", tc.name, show(sk.Mask(), w), show(want, w))
 		}
 		var listed []int32
 		for i, on := range want {
