@@ -397,7 +397,24 @@ func (f *frame) distance(p fit.Point) float64 {
 		r := s.R
 		qx := math.Abs(u) - (s.W/2 - r)
 		qy := math.Abs(v) - (s.H/2 - r)
-		return math.Hypot(max(qx, 0), max(qy, 0)) + min(max(qx, qy), 0) - r
+		// The distance is math.Hypot(max(qx, 0), max(qy, 0)) + min(max(qx, qy), 0) - r,
+		// worked out by cases: math.Hypot(a, 0) is exactly |a|, and the sign of a zero
+		// is lost in the sum with 0.
+		switch {
+		case qx <= 0 && qy <= 0: // inside
+			m := qy
+			if qx > qy {
+				m = qx
+			}
+			return 0 + m - r
+		case qx <= 0 && qy > 0: // beside a horizontal side
+			return qy - r
+		case qy <= 0 && qx > 0: // beside a vertical side
+			return qx - r
+		case qx > 0 && qy > 0: // by a corner
+			return math.Hypot(qx, qy) - r
+		}
+		return math.Hypot(max(qx, 0), max(qy, 0)) + min(max(qx, qy), 0) - r // NaN
 	}
 	return math.Inf(1)
 }
