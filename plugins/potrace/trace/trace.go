@@ -117,6 +117,12 @@ type Path struct {
 // with its descendants in Children. Paths appear in the order Potrace finds them: by
 // their top left pixel, in reading order. It returns ctx.Err() if ctx is cancelled.
 func Trace(ctx context.Context, bm *Bitmap, opts Options) ([]*Path, error) {
+	return trace(ctx, bm, opts, nil)
+}
+
+// trace is Trace, with the curves of the paths taken from memo where it holds them
+// (memo may be nil).
+func trace(ctx context.Context, bm *Bitmap, opts Options, memo *Memo) ([]*Path, error) {
 	if bm == nil || bm.Width <= 0 || bm.Height <= 0 {
 		return nil, nil
 	}
@@ -133,7 +139,7 @@ func Trace(ctx context.Context, bm *Bitmap, opts Options) ([]*Path, error) {
 				return nil, err
 			}
 		}
-		paths[i] = Path{Curve: s.curve(r, opts, float64(bm.Height)), Area: r.area, Hole: !r.positive}
+		paths[i] = Path{Curve: memo.curve(&s, r, opts, float64(bm.Height)), Area: r.area, Hole: !r.positive}
 	}
 	var roots []*Path
 	for i := range paths {
@@ -160,6 +166,7 @@ type scratch struct {
 	conv, from, count   []int
 	areas, optPen       []float64
 	opt                 []joined
+	moves               []byte // a path's moves, for Memo
 }
 
 // curve runs stages 2 to 5 on one path and returns its curve in image coordinates

@@ -117,6 +117,9 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 	errs := make([]error, len(st.Layers))
 	paths := make([]*svg.Path, parallel.Workers(len(st.Layers), 1))
 	scratch := make([]layers.Scratch, len(paths))
+	// A layer's bitmap also holds the layers above it, so layers share many
+	// boundaries: each is worked out once.
+	memo := trace.NewMemo(s.opts, h*max(s.scale, 1))
 	inv := 1 / float64(s.scale)
 	err = parallel.For(ctx, len(st.Layers), 1, func(worker, lo, hi int) {
 		if paths[worker] == nil {
@@ -129,7 +132,7 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 				errs[k] = err
 				return
 			}
-			roots, err := trace.Trace(ctx, bm, s.opts)
+			roots, err := memo.Trace(ctx, bm)
 			if err != nil {
 				errs[k] = err
 				return
