@@ -23,6 +23,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"slices"
 	"sort"
 
 	"github.com/tracecraft/tracecraft/plugins/potrace/trace"
@@ -126,18 +127,25 @@ func Build(ctx context.Context, img *image.NRGBA, rm *regions.Map) (*Stack, erro
 		}
 	}
 	st.layer = make([]int16, w*h)
-	for i, l := range rm.Labels {
-		st.layer[i] = regionLayer[l]
-	}
-	if err := ctx.Err(); err != nil {
+	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		for i := y0 * w; i < y1*w; i++ {
+			st.layer[i] = regionLayer[rm.Labels[i]]
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := st.blends(ctx, img); err != nil {
 		return nil, err
 	}
-	st.findRuns()
+	if err := st.findRuns(ctx); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
+
+// rowGrain is the fewest rows of width w worth a goroutine of their own.
+func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
 // premul returns the layer's colour premultiplied, or transparency for -1.
 func (st *Stack) premul(k int16) [4]float32 {
@@ -161,7 +169,7 @@ func (st *Stack) blends(ctx context.Context, img *image.NRGBA) error {
 	}
 	// Each pixel reads the layers and writes only its own entries: rows run in
 	// parallel with the same result.
-	return parallel.For(ctx, h, max(1, 16384/max(1, w)), func(_, y0, y1 int) {
+	return parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride:]
 			l := st.layer[y*w : (y+1)*w]
@@ -211,15 +219,21 @@ func (st *Stack) blendPixel(x, y int, px []uint8, paints [][4]float32) {
 	read := false
 	var c, A [4]float32
 	var best float32
+	// A layer met again gives the same blend as the first time, which was taken or
+	// beaten then: each is tried once.
+	var tried [8]int16
+	n := 0
 	for _, d := range neighbours {
 		nx, ny := x+d[0], y+d[1]
 		if nx < 0 || ny < 0 || nx >= w || ny >= h {
 			continue
 		}
 		o := st.layer[ny*w+nx]
-		if o == own || o == st.other[i] {
+		if o == own || slices.Contains(tried[:n], o) {
 			continue
 		}
+		tried[n] = o
+		n++
 		if !read {
 			read = true
 			a := float32(px[3])
@@ -234,21 +248,38 @@ func (st *Stack) blendPixel(x, y int, px []uint8, paints [][4]float32) {
 	}
 }
 
-// findRuns cuts every row into runs.
-func (st *Stack) findRuns() {
-	w := st.Width
-	st.rowAt = make([]int32, st.Height+1)
-	for y := range st.Height {
-		st.rowAt[y] = int32(len(st.runs))
-		layer, other := st.layer[y*w:(y+1)*w], st.other[y*w:(y+1)*w]
-		for x := range layer {
-			if x > 0 && other[x] == -2 && other[x-1] == -2 && layer[x] == layer[x-1] {
-				continue
+// findRuns cuts every row into runs: bands of rows in parallel, joined in row order.
+func (st *Stack) findRuns(ctx context.Context) error {
+	w, h := st.Width, st.Height
+	bands := make([][]run, h) // the runs of the band of rows starting at each row
+	count := make([]int32, h) // the runs of each row
+	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		var runs []run
+		for y := y0; y < y1; y++ {
+			n := len(runs)
+			layer, other := st.layer[y*w:(y+1)*w], st.other[y*w:(y+1)*w]
+			for x := range layer {
+				if x > 0 && other[x] == -2 && other[x-1] == -2 && layer[x] == layer[x-1] {
+					continue
+				}
+				runs = append(runs, run{x: int32(x), layer: layer[x], other: other[x]})
 			}
-			st.runs = append(st.runs, run{x: int32(x), layer: layer[x], other: other[x]})
+			count[y] = int32(len(runs) - n)
 		}
+		bands[y0] = runs
+	})
+	if err != nil {
+		return err
 	}
-	st.rowAt[st.Height] = int32(len(st.runs))
+	st.rowAt = make([]int32, h+1)
+	for y, n := range count {
+		st.rowAt[y+1] = st.rowAt[y] + n
+	}
+	st.runs = make([]run, 0, st.rowAt[h])
+	for _, b := range bands {
+		st.runs = append(st.runs, b...)
+	}
+	return nil
 }
 
 // neighbours are the eight neighbouring pixels, 4-neighbours first.

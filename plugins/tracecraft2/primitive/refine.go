@@ -127,7 +127,11 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 		// Normal equations (JᵀJ + λ·diag) δ = -Jᵀr.
 		var a system
 		for r := range k {
-			for c := range k {
+			// JᵀJ is symmetric: entry (c, r) sums the same products in the same order.
+			for c := range r {
+				a[r][c] = a[c][r]
+			}
+			for c := r; c < k; c++ {
 				var v float64
 				for i := range free {
 					v += jac[r][i] * jac[c][i]
