@@ -43,9 +43,9 @@ func NewMemo(opts Options, height int) *Memo {
 	return &Memo{opts: opts, height: height, entries: map[uint64][]memoEntry{}}
 }
 
-// Trace is Trace(ctx, bm, opts) with m's options, reusing and remembering curves. A
-// bitmap of another height than m's is traced without the memo. The curves returned are
-// the caller's to change.
+// Trace is Trace(ctx, bm, opts) with m's options, reusing and remembering curves, and
+// working the paths' curves out on all cores. A bitmap of another height than m's is
+// traced as Trace traces it. The curves returned are the caller's to change.
 func (m *Memo) Trace(ctx context.Context, bm *Bitmap) ([]*Path, error) {
 	if bm != nil && bm.Height != m.height {
 		return Trace(ctx, bm, m.opts)
