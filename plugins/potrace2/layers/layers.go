@@ -376,6 +376,8 @@ type Scratch struct {
 	x0, x1       []int
 	fx           []float32
 	width, scale int
+	rows         [][]uint64 // the bitmap rows being filled
+	fys          []float32  // their weights of the second source row
 }
 
 // piece is a stretch of one row of a layer's coverage field, from column x to the next
@@ -404,14 +406,22 @@ func (st *Stack) Bitmap(ctx context.Context, k, scale int, sc *Scratch) (*trace.
 	sc.columns(w, scale)
 	W, H := w*scale, h*scale
 	bm := trace.NewBitmap(W, H)
-	for Y := range H {
-		if Y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+	for Y := 0; Y < H; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		// The bitmap rows that sample the same two source rows (scale of them, fewer
+		// at the edges) are filled together, the rows' pieces walked once.
 		y0, y1, fy := sampleAt(Y, scale, h)
-		sc.fillRow(bm.Row(Y), sc.pieces[sc.rowAt[y0]:sc.rowAt[y0+1]], sc.pieces[sc.rowAt[y1]:sc.rowAt[y1+1]], fy, w)
+		sc.rows, sc.fys = append(sc.rows[:0], bm.Row(Y)), append(sc.fys[:0], fy)
+		for Y++; Y < H; Y++ {
+			a, b, fy := sampleAt(Y, scale, h)
+			if a != y0 || b != y1 {
+				break
+			}
+			sc.rows, sc.fys = append(sc.rows, bm.Row(Y)), append(sc.fys, fy)
+		}
+		sc.fillRows(sc.pieces[sc.rowAt[y0]:sc.rowAt[y0+1]], sc.pieces[sc.rowAt[y1]:sc.rowAt[y1+1]], w)
 	}
 	return bm, nil
 }
@@ -472,9 +482,10 @@ func firstAtLeast(xs []int, n int) []int32 {
 	return out
 }
 
-// fillRow sets the black pixels of one bitmap row that samples the source rows made of
-// pieces r0 and r1 with weight fy for r1 (w source columns).
-func (sc *Scratch) fillRow(words []uint64, r0, r1 []piece, fy float32, w int) {
+// fillRows sets the black pixels of the bitmap rows sc.rows that sample the source
+// rows made of pieces r0 and r1, with weights sc.fys for r1 (w source columns).
+func (sc *Scratch) fillRows(r0, r1 []piece, w int) {
+	rows, fys := sc.rows, sc.fys
 	end := func(r []piece, i int) int {
 		if i+1 < len(r) {
 			return int(r[i+1].x)
@@ -489,8 +500,12 @@ func (sc *Scratch) fillRow(words []uint64, r0, r1 []piece, fy float32, w int) {
 		a, c := r0[i].f, r1[j].f
 		// The bitmap columns whose samples all lie in p..q-1, where both rows are
 		// constant.
-		if a+(c-a)*fy > 0.5 {
-			setBits(words, int(sc.xa[p]), int(sc.xb[q]))
+		if lo, hi := int(sc.xa[p]), int(sc.xb[q]); lo < hi && (a != 0 || c != 0) {
+			for m, fy := range fys {
+				if a+(c-a)*fy > 0.5 {
+					setBits(rows[m], lo, hi)
+				}
+			}
 		}
 		if q == w {
 			return
@@ -504,16 +519,21 @@ func (sc *Scratch) fillRow(words []uint64, r0, r1 []piece, fy float32, w int) {
 		// The bitmap columns between them sample columns q-1 and q.
 		b, d := r0[i].f, r1[j].f
 		for X, stop := int(sc.xb[q]), int(sc.xa[q]); X < stop; X++ {
+			bit := uint64(1) << (uint(X) & 63)
 			if a == b && b == c && c == d {
 				if a > 0.5 {
-					words[X>>6] |= 1 << (uint(X) & 63)
+					for _, row := range rows {
+						row[X>>6] |= bit
+					}
 				}
 				continue
 			}
 			top := a + (b-a)*sc.fx[X]
 			bot := c + (d-c)*sc.fx[X]
-			if top+(bot-top)*fy > 0.5 {
-				words[X>>6] |= 1 << (uint(X) & 63)
+			for m, fy := range fys {
+				if top+(bot-top)*fy > 0.5 {
+					rows[m][X>>6] |= bit
+				}
 			}
 		}
 		p = q
