@@ -48,7 +48,8 @@ const (
 
 // Options are the tracer's settings.
 type Options struct {
-	// Threshold and Level binarise the image (Level is the luma threshold of Fixed).
+	// Threshold and Level binarise the image (Level is the luma threshold of Fixed and
+	// Auto).
 	Threshold ink.Mode
 	Level     float64
 	// MinLength drops strokes whose drawn extent (length plus width) is shorter.
@@ -70,7 +71,7 @@ type Options struct {
 
 // DefaultOptions returns the engine's defaults.
 func DefaultOptions() Options {
-	return Options{Threshold: ink.Fixed, Level: 128, MinLength: 4, Tolerance: 0.5, CloseLoops: true, Colors: 1}
+	return Options{Threshold: ink.Auto, Level: 128, MinLength: 4, Tolerance: 0.5, CloseLoops: true, Colors: 1}
 }
 
 // Result is a traced image.
@@ -96,8 +97,7 @@ func Trace(ctx context.Context, img *image.NRGBA, o Options) (Result, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	var groups []svgout.Group
 	if o.Colors <= 1 {
-		g := ink.Darkness(img)
-		m := ink.Threshold(g, o.Threshold, o.Level)
+		g, m := ink.Binarise(ink.Darkness(img), o.Threshold, o.Level)
 		grp, err := traceMask(ctx, g, m.Pix, w, h, o)
 		if err != nil {
 			return Result{}, err
@@ -105,8 +105,7 @@ func Trace(ctx context.Context, img *image.NRGBA, o Options) (Result, error) {
 		grp.Color = color.NRGBA{A: 255}
 		groups = append(groups, grp)
 	} else {
-		g := ink.Strength(img)
-		m := ink.Threshold(g, o.Threshold, o.Level)
+		g, m := ink.Binarise(ink.Strength(img), o.Threshold, o.Level)
 		cols, labels := ink.Palette(img, m, o.Colors)
 		for c, col := range cols {
 			mc := make([]bool, len(labels))
