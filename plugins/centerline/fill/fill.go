@@ -224,3 +224,55 @@ func Remove(sk, b []bool) []bool {
 	}
 	return sk
 }
+
+// Disc is a disc of a stroke's ink: centre and radius in pixels, pixel centres at
+// half-integers.
+type Disc struct{ X, Y, R float64 }
+
+// Cover marks in b, in place, the pixels of the w x h shape in whose centres lie in one
+// of the discs, allocating b when it is nil, and returns b: the ink of strokes drawn as
+// outlines rather than at one width.
+func Cover(b, in []bool, w, h int, discs []Disc) []bool {
+	if b == nil {
+		b = make([]bool, w*h)
+	}
+	for _, c := range discs {
+		y0, y1 := max(0, int(math.Floor(c.Y-c.R))), min(h-1, int(math.Ceil(c.Y+c.R)))
+		for y := y0; y <= y1; y++ {
+			dy := float64(y) + 0.5 - c.Y
+			half := c.R*c.R - dy*dy
+			if half < 0 {
+				continue
+			}
+			s := math.Sqrt(half)
+			x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
+			for x := x0; x <= x1; x++ {
+				if in[y*w+x] {
+					b[y*w+x] = true
+				}
+			}
+		}
+	}
+	return b
+}
+
+// Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
+// the ink a stroke's discs miss at its tapered tip and along its edges.
+func Grow(b, in []bool, w, h, steps int) {
+	next := make([]bool, len(b))
+	for range steps {
+		copy(next, b)
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				if b[i] || !in[i] {
+					continue
+				}
+				if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
+					next[i] = true
+				}
+			}
+		}
+		copy(b, next)
+	}
+}

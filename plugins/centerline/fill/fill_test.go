@@ -90,3 +90,46 @@ func TestBlobsLeaveALineJustWiderThanTheLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestCoverMarksTheInkInsideTheDiscs(t *testing.T) {
+	const w, h = 20, 10
+	in := make([]bool, w*h)
+	for y := 2; y < 8; y++ {
+		for x := 0; x < w; x++ {
+			in[y*w+x] = x != 10 // ink rows 2..7, but column 10
+		}
+	}
+	b := Cover(nil, in, w, h, []Disc{{X: 5.5, Y: 5.5, R: 2}, {X: 10.5, Y: 5.5, R: 1}})
+	tests := []struct {
+		x, y int
+		want bool
+	}{
+		{5, 5, true}, {7, 5, true}, {8, 5, false}, {5, 3, true}, {5, 2, false},
+		{10, 5, false}, // not ink
+		{11, 5, true}, {12, 5, false}, {5, 8, false}, {0, 0, false},
+	}
+	for _, tt := range tests {
+		if got := b[tt.y*w+tt.x]; got != tt.want {
+			t.Errorf("(%d, %d): %v, want %v", tt.x, tt.y, got, tt.want)
+		}
+	}
+}
+
+func TestGrowSpreadsOverTheInkOnly(t *testing.T) {
+	const w, h = 9, 3
+	in := make([]bool, w*h)
+	for x := 0; x < w; x++ {
+		in[w+x] = x != 6 // the middle row is ink but for a gap at column 6
+	}
+	b := make([]bool, w*h)
+	b[w+2] = true
+	Grow(b, in, w, h, 3)
+	for x := 0; x < w; x++ {
+		if want := x <= 5; b[w+x] != want {
+			t.Errorf("middle row x=%d: %v, want %v", x, b[w+x], want)
+		}
+		if b[x] || b[2*w+x] {
+			t.Errorf("x=%d: paper above or below was grown into", x)
+		}
+	}
+}

@@ -188,12 +188,18 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	width.Snap(all, g, level)
 	fitted := make([][]svgout.Stroke, len(ss))
+	discs := make([][]fill.Disc, len(ss))
 	if err := parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			fitted[i] = fitStroke(ss[i], all[i], g, level, o, fopt)
+			fitted[i], discs[i] = fitStroke(ss[i], all[i], g, level, o, fopt)
 		}
 	}); err != nil {
 		return grp, err
+	}
+	// The ink of strokes too uneven for one width joins the filled areas.
+	if ds := slices.Concat(discs...); len(ds) > 0 {
+		blobs = fill.Cover(blobs, m, w, h, ds)
+		fill.Grow(blobs, m, w, h, taperGrow)
 	}
 	for _, f := range fitted {
 		grp.Strokes = append(grp.Strokes, f...)
@@ -220,14 +226,33 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	return grp, nil
 }
 
+// A stroke is drawn as a filled outline where its measured widths stray from the one
+// width it would be drawn with by taperPx pixels and taperShare of its width on average;
+// taperGrow pixels of ink around its discs join it (its tips, its edges).
+const (
+	taperPx    = 1.0
+	taperShare = 0.2
+	taperGrow  = 2
+)
+
+// uneven says whether part, measured as a stroke of width wd, strays too far from
+// that width to be drawn at it.
+func uneven(part width.Measured, wd float64) bool {
+	px, share := part.Spread(wd)
+	return px >= taperPx && share >= taperShare
+}
+
 // fitStroke returns stroke s, measured as meas, as drawn strokes: none when it is
 // shorter than o.MinLength, else its parts (several where o.Width is WidthVariable)
-// with their fitted segments and widths.
-func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options) []svgout.Stroke {
+// with their fitted segments and widths; and, with o.Fill FillOutline and widths
+// measured, the discs of the ink of the parts too uneven to be drawn at one width
+// instead of those parts.
+func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options) ([]svgout.Stroke, []fill.Disc) {
 	var out []svgout.Stroke
+	var discs []fill.Disc
 	fallback := fallbackWidth(s)
 	if s.Length()+meas.Median(fallback) < o.MinLength {
-		return nil
+		return nil, nil
 	}
 	width.Ends(&meas, g, level, meas.Median(fallback))
 	parts := []width.Measured{meas}
@@ -235,6 +260,15 @@ func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64,
 		parts = width.Split(meas, 1.5, 8)
 	}
 	for _, part := range parts {
+		wd := part.Median(fallback)
+		if o.Width == WidthFixed {
+			wd = o.FixedWidth
+		} else if o.Fill == FillOutline && uneven(part, wd) {
+			for _, p := range part.Points {
+				discs = append(discs, fill.Disc{X: p.X, Y: p.Y, R: p.R + 0.5})
+			}
+			continue
+		}
 		pts := make([]fit.Vec, len(part.Points))
 		radius := make([]float64, len(part.Points))
 		for i, p := range part.Points {
@@ -246,13 +280,9 @@ func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64,
 			// A dot: a zero-length line drawn with round caps.
 			segs = []fit.Segment{{Line: true, P0: pts[0], P3: pts[0]}}
 		}
-		wd := part.Median(fallback)
-		if o.Width == WidthFixed {
-			wd = o.FixedWidth
-		}
 		out = append(out, svgout.Stroke{Segments: segs, Width: wd, Closed: part.Closed})
 	}
-	return out
+	return out, discs
 }
 
 // ordered returns strokes in greedy pen order, reversing those drawn backwards, and
