@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
@@ -274,5 +275,33 @@ func Grow(b, in []bool, w, h, steps int) {
 			}
 		}
 		copy(b, next)
+	}
+}
+
+// Subpixel moves each point of the outlines polys, in place, from its crack's midpoint
+// across the crack to where the darkness of g, interpolated between the centres of the
+// two pixels the crack separates, crosses edge (0..1): an anti-aliased edge's true
+// place, up to half a pixel off the staircase. A point whose two pixels are both on
+// one side of edge stays.
+func Subpixel(polys [][]Pt, g *ink.Image, edge float64) {
+	for _, poly := range polys {
+		for k, p := range poly {
+			var a, b float64 // darkness before and after the crack, across it
+			horizontal := p.Y == math.Floor(p.Y)
+			if horizontal {
+				a, b = g.Bilinear(p.X, p.Y-0.5), g.Bilinear(p.X, p.Y+0.5)
+			} else {
+				a, b = g.Bilinear(p.X-0.5, p.Y), g.Bilinear(p.X+0.5, p.Y)
+			}
+			if (a-edge)*(b-edge) >= 0 {
+				continue
+			}
+			off := (edge-a)/(b-a) - 0.5
+			if horizontal {
+				poly[k].Y += off
+			} else {
+				poly[k].X += off
+			}
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package fill
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 )
 
 // shape returns a 60 x 40 mask: a 2 px line along y = 5 and a 20 x 20 block.
@@ -130,6 +132,28 @@ func TestGrowSpreadsOverTheInkOnly(t *testing.T) {
 		}
 		if b[x] || b[2*w+x] {
 			t.Errorf("x=%d: paper above or below was grown into", x)
+		}
+	}
+}
+
+func TestSubpixelPlacesTheEdgeWhereTheGreyCrossesHalf(t *testing.T) {
+	// A row: paper, a pixel of 1/4 ink, ink; and a column the same way down.
+	g := &ink.Image{W: 3, H: 3, Pix: []uint8{
+		0, 64, 255,
+		0, 64, 255,
+		255, 255, 255,
+	}}
+	polys := [][]Pt{{{X: 2, Y: 0.5}, {X: 1, Y: 0.5}, {X: 0.5, Y: 2}, {X: 2.5, Y: 3}}}
+	Subpixel(polys, g, 0.5)
+	want := []Pt{
+		{X: 2 - 0.5 + (0.5-64.0/255)/(1-64.0/255), Y: 0.5}, // between 1/4 and full ink
+		{X: 1, Y: 0.5}, // paper to 1/4 ink: no crossing, stays
+		{X: 0.5, Y: 2}, // paper to full ink down: crosses midway, stays
+		{X: 2.5, Y: 3}, // the image's edge: ink to paper outside, midway
+	}
+	for k, p := range polys[0] {
+		if math.Abs(p.X-want[k].X) > 1e-9 || math.Abs(p.Y-want[k].Y) > 1e-9 {
+			t.Errorf("point %d: %v, want %v", k, p, want[k])
 		}
 	}
 }

@@ -85,6 +85,13 @@ type Result struct {
 	Groups []svgout.Group
 }
 
+// The filled outlines' fit: its tolerance in pixels, and the smallest turn in degrees
+// that makes a corner (blunter turns are fitted as curves, with fewer segments).
+const (
+	outlineTolerance = 0.75
+	outlineCorner    = 80
+)
+
 // blobFactor: an area is a filled blob, not a line, where a disc this many times the
 // typical line radius fits (and at least minBlobRadius pixels).
 const (
@@ -212,12 +219,14 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 				grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: []fit.Segment{{Line: true, P0: a, P3: b}}, Width: spacing})
 			}
 		} else {
-			for _, poly := range fill.Outlines(blobs, w, h) {
+			polys := fill.Outlines(blobs, w, h)
+			fill.Subpixel(polys, g, level/2)
+			for _, poly := range polys {
 				pts := make([]fit.Vec, len(poly))
 				for i, p := range poly {
 					pts[i] = fit.Vec{X: p.X, Y: p.Y}
 				}
-				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: 0.75, CornerAngle: 60}); len(segs) > 0 {
+				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner}); len(segs) > 0 {
 					grp.Fills = append(grp.Fills, segs)
 				}
 			}
@@ -230,8 +239,8 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 // width it would be drawn with by taperPx pixels and taperShare of its width on average;
 // taperGrow pixels of ink around its discs join it (its tips, its edges).
 const (
-	taperPx    = 1.0
-	taperShare = 0.2
+	taperPx    = 1.5
+	taperShare = 0.15
 	taperGrow  = 2
 )
 
