@@ -27,7 +27,8 @@ const (
 	// Brush is brush or woodcut art: strokes that taper to points and swell, crossing
 	// and touching.
 	Brush ArtKind = iota
-	// Silhouette is filled shapes with limbs that narrow: a body, a head, legs.
+	// Silhouette is filled shapes with limbs that narrow and short thick stubs: a body,
+	// legs, ears.
 	Silhouette
 	// Glyphs is text set in the fonts found on the machine, at several sizes.
 	Glyphs
@@ -203,6 +204,23 @@ func silhouette(r *rand.Rand, w, h int) *canvas {
 		for i := range c {
 			t := float64(i) / float64(len(c)-1)
 			ws[i] = w0 + (w1-w0)*math.Sqrt(t)
+		}
+		taper(z.shape(), c, ws)
+	}
+	// Stubs: short thick bumps with round ends (ears, knobs, a tail's root), as wide as
+	// they are long.
+	for range 1 + r.IntN(3) {
+		a := 2 * math.Pi * r.Float64()
+		p0 := P{cx + 0.85*rx*math.Cos(a), cy + 0.85*ry*math.Sin(a)}
+		l, wd := 15+r.Float64()*20, 12+r.Float64()*14
+		p1 := P{p0.X + l*math.Cos(a), p0.Y + l*math.Sin(a)}
+		c := clip(cubic(p0, p0, p1, p1), w, h, 8)
+		if len(c) < 4 {
+			continue
+		}
+		ws := make([]float64, len(c))
+		for i := range ws {
+			ws[i] = wd
 		}
 		taper(z.shape(), c, ws)
 	}
