@@ -305,3 +305,14 @@ func Subpixel(polys [][]Pt, g *ink.Image, edge float64) {
 		}
 	}
 }
+
+// Area returns the signed area enclosed by poly (shoelace formula): positive when it
+// turns clockwise on screen (y down), as Outlines' outer boundaries do.
+func Area(poly []Pt) float64 {
+	var a float64
+	for i, p := range poly {
+		q := poly[(i+1)%len(poly)]
+		a += p.X*q.Y - q.X*p.Y
+	}
+	return a / 2
+}

@@ -157,3 +157,26 @@ func TestSubpixelPlacesTheEdgeWhereTheGreyCrossesHalf(t *testing.T) {
 		}
 	}
 }
+
+func TestAreaOfOutlinesIsTheirPixelsArea(t *testing.T) {
+	// A 4 x 3 block with a 1-pixel hole: the outer boundary's crack midpoints enclose
+	// 4 x 3 less the half-pixel corners, the hole's half a pixel, turning the other way.
+	const w, h = 6, 5
+	b := make([]bool, w*h)
+	for y := 1; y < 4; y++ {
+		for x := 1; x < 5; x++ {
+			b[y*w+x] = !(x == 2 && y == 2)
+		}
+	}
+	var pos, neg float64
+	for _, p := range Outlines(b, w, h) {
+		if a := Area(p); a > 0 {
+			pos += a
+		} else {
+			neg += a
+		}
+	}
+	if math.Abs(pos-(12-4*0.125)) > 1e-9 || math.Abs(neg+0.5) > 1e-9 {
+		t.Errorf("areas %v and %v, want %v and -0.5", pos, neg, 12-4*0.125)
+	}
+}

@@ -92,6 +92,11 @@ const (
 	outlineCorner    = 80
 )
 
+// minFillArea is the least area, in square pixels, of a filled outline or a hole in
+// one that is written: smaller ones (specks and pinholes left where the strokes'
+// discs and the blobs meet) cost segments and show little.
+const minFillArea = 8
+
 // blobFactor: an area is a filled blob, not a line, where a disc this many times the
 // typical line radius fits (and at least minBlobRadius pixels).
 const (
@@ -222,6 +227,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 			polys := fill.Outlines(blobs, w, h)
 			fill.Subpixel(polys, g, level/2)
 			for _, poly := range polys {
+				if math.Abs(fill.Area(poly)) < minFillArea {
+					continue
+				}
 				pts := make([]fit.Vec, len(poly))
 				for i, p := range poly {
 					pts[i] = fit.Vec{X: p.X, Y: p.Y}
