@@ -215,14 +215,9 @@ func silhouette(r *rand.Rand, w, h int) *canvas {
 		l, wd := 15+r.Float64()*20, 12+r.Float64()*14
 		p1 := P{p0.X + l*math.Cos(a), p0.Y + l*math.Sin(a)}
 		c := clip(cubic(p0, p0, p1, p1), w, h, 8)
-		if len(c) < 4 {
-			continue
+		if len(c) >= 4 {
+			even(z.shape(), c, wd)
 		}
-		ws := make([]float64, len(c))
-		for i := range ws {
-			ws[i] = wd
-		}
-		taper(z.shape(), c, ws)
 	}
 	return z
 }
@@ -279,6 +274,15 @@ func taper(z *vector.Rasterizer, c []P, ws []float64) {
 		z.LineTo(float32(p.X), float32(p.Y))
 	}
 	z.ClosePath()
+}
+
+// even adds to z the outline of a stroke of width wd along c.
+func even(z *vector.Rasterizer, c []P, wd float64) {
+	ws := make([]float64, len(c))
+	for i := range ws {
+		ws[i] = wd
+	}
+	taper(z, c, ws)
 }
 
 // arc returns the inner points of the half circle of radius rad about c from the side
@@ -383,14 +387,9 @@ func pen(r *rand.Rand, a *image.Alpha) {
 		for x := x0; x < x0+150+r.Float64()*200 && x < float64(w)-20; x += 0.5 {
 			c = append(c, P{x, y0 + amp*math.Sin(f*(x-x0))})
 		}
-		if len(c) < 4 {
-			continue
+		if len(c) >= 4 {
+			even(z.shape(), c, wd)
 		}
-		ws := make([]float64, len(c))
-		for i := range ws {
-			ws[i] = wd
-		}
-		taper(z.shape(), c, ws)
 	}
 	z.flush()
 	for i, v := range z.a.Pix {
