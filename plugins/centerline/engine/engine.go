@@ -88,11 +88,11 @@ func Options(p Params) (trace.Options, error) {
 }
 
 // JobMemory bounds the memory of a trace of an image of pixels pixels (see
-// sdk.MemoryBounded): 64 MiB and 16 bytes a pixel, about what a trace keeps alive at
-// its largest (the image 4, its darkness 1, the distance map 4, the skeleton and the
-// filled areas 2, the stroke graph's maps 6), so that the garbage of its earlier steps
-// is collected rather than piled on top.
-func (*Engine) JobMemory(pixels int) int64 { return 64<<20 + 16*int64(pixels) }
+// sdk.MemoryBounded): 64 MiB and 12 bytes a pixel, about what a trace keeps alive at
+// its largest, while it thins (the image 4, its darkness 1, the ink mask 1, the
+// distance map 4, the thinning's grid 1, with the visit order's 4 bytes an ink pixel),
+// so that the garbage of its earlier steps is collected rather than piled on top.
+func (*Engine) JobMemory(pixels int) int64 { return 64<<20 + 12*int64(pixels) }
 
 // Trace traces img's centre lines into an SVG document.
 func (*Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte, error) {

@@ -162,28 +162,21 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return grp, err
 	}
 	// The typical line radius: the median distance on the skeleton.
-	var radii []int32
-	for i, on := range sk {
-		if on {
-			radii = append(radii, d[i])
-		}
-	}
 	typical := 1.0
-	if len(radii) > 0 {
-		slices.Sort(radii)
-		typical = math.Sqrt(float64(radii[len(radii)/2]))
+	if md, ok := sk.MedianDepth(); ok {
+		typical = math.Sqrt(float64(md))
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
 	blobs := fill.Blobs(m, d, w, h, blobR)
 	if blobs != nil {
-		sk = fill.Remove(sk, blobs)
+		sk.Remove(blobs)
 	}
 	// The ink level before the graph, so that the mask is no longer needed (nor kept)
 	// while the graph is built.
 	level := width.InkLevel(g, m, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
-	ss := graph.Build(sk, d, w, h, gopt)
+	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}

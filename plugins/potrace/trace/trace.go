@@ -15,6 +15,8 @@ package trace
 import (
 	"context"
 	"fmt"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // TurnPolicy says how path decomposition resolves an ambiguous corner, where two black
@@ -117,6 +119,12 @@ type Path struct {
 // with its descendants in Children. Paths appear in the order Potrace finds them: by
 // their top left pixel, in reading order. It returns ctx.Err() if ctx is cancelled.
 func Trace(ctx context.Context, bm *Bitmap, opts Options) ([]*Path, error) {
+	return trace(ctx, bm, opts, nil)
+}
+
+// trace is Trace, with the curves of the paths taken from memo where it holds them
+// (memo may be nil).
+func trace(ctx context.Context, bm *Bitmap, opts Options, memo *Memo) ([]*Path, error) {
 	if bm == nil || bm.Width <= 0 || bm.Height <= 0 {
 		return nil, nil
 	}
@@ -126,14 +134,27 @@ func Trace(ctx context.Context, bm *Bitmap, opts Options) ([]*Path, error) {
 	}
 	parent := nest(raw, bm.Height)
 	paths := make([]Path, len(raw))
-	var s scratch
-	for i, r := range raw {
-		if i%64 == 0 {
+	curves := func(s *scratch, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			r := raw[i]
+			paths[i] = Path{Curve: memo.curve(s, r, opts, float64(bm.Height)), Area: r.area, Hole: !r.positive}
+		}
+	}
+	if memo == nil {
+		var s scratch
+		for lo := 0; lo < len(raw); lo += 64 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			curves(&s, lo, min(len(raw), lo+64))
 		}
-		paths[i] = Path{Curve: s.curve(r, opts, float64(bm.Height)), Area: r.area, Hole: !r.positive}
+	} else {
+		// Through a memo (a caller tracing colour layers) the paths, which are
+		// independent, are worked out on all cores, each into its own slot.
+		s := make([]scratch, parallel.Workers(len(raw), 1))
+		if err := parallel.For(ctx, len(raw), 1, func(worker, lo, hi int) { curves(&s[worker], lo, hi) }); err != nil {
+			return nil, err
+		}
 	}
 	var roots []*Path
 	for i := range paths {
@@ -160,6 +181,7 @@ type scratch struct {
 	conv, from, count   []int
 	areas, optPen       []float64
 	opt                 []joined
+	moves               []byte // a path's moves, for Memo
 }
 
 // curve runs stages 2 to 5 on one path and returns its curve in image coordinates

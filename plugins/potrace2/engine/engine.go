@@ -116,7 +116,10 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 	drawn := make([]bool, len(st.Layers))
 	errs := make([]error, len(st.Layers))
 	paths := make([]*svg.Path, parallel.Workers(len(st.Layers), 1))
-	bufs := make([][]float32, len(paths)) // per worker: the layers' coverage fields
+	scratch := make([]layers.Scratch, len(paths))
+	// A layer's bitmap also holds the layers above it, so layers share many
+	// boundaries: each is worked out once.
+	memo := trace.NewMemo(s.opts, h*max(s.scale, 1))
 	inv := 1 / float64(s.scale)
 	err = parallel.For(ctx, len(st.Layers), 1, func(worker, lo, hi int) {
 		if paths[worker] == nil {
@@ -124,13 +127,12 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 		}
 		d := paths[worker]
 		for k := lo; k < hi; k++ {
-			bm, buf, err := st.BitmapBuf(ctx, k, s.scale, bufs[worker])
-			bufs[worker] = buf
+			bm, err := st.Bitmap(ctx, k, s.scale, &scratch[worker])
 			if err != nil {
 				errs[k] = err
 				return
 			}
-			roots, err := trace.Trace(ctx, bm, s.opts)
+			roots, err := memo.Trace(ctx, bm)
 			if err != nil {
 				errs[k] = err
 				return

@@ -23,6 +23,7 @@ import (
 	"context"
 	"image"
 	"image/color"
+	"slices"
 	"sort"
 
 	"github.com/tracecraft/tracecraft/plugins/potrace/trace"
@@ -57,6 +58,16 @@ type Stack struct {
 	layer []int16   // layer of each pixel, -1 transparent
 	other []int16   // the neighbouring layer a pixel blends with, -1 transparent, -2 none
 	cover []float32 // the share of the pixel its own layer covers, when other != -2
+	runs  []run     // each row's runs, left to right, row after row
+	rowAt []int32   // the runs of row y are runs[rowAt[y]:rowAt[y+1]]
+}
+
+// run is a stretch of one row from column x to the next run's x (or the row's end) that
+// every layer's coverage field holds constant: pixels of one layer that blend with none
+// (other -2), or a single pixel that blends with layer other.
+type run struct {
+	x            int32
+	layer, other int16
 }
 
 // minContrast is the distance between two premultiplied colours (0..255 units) below
@@ -116,17 +127,25 @@ func Build(ctx context.Context, img *image.NRGBA, rm *regions.Map) (*Stack, erro
 		}
 	}
 	st.layer = make([]int16, w*h)
-	for i, l := range rm.Labels {
-		st.layer[i] = regionLayer[l]
-	}
-	if err := ctx.Err(); err != nil {
+	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		for i := y0 * w; i < y1*w; i++ {
+			st.layer[i] = regionLayer[rm.Labels[i]]
+		}
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := st.blends(ctx, img); err != nil {
 		return nil, err
 	}
+	if err := st.findRuns(ctx); err != nil {
+		return nil, err
+	}
 	return st, nil
 }
+
+// rowGrain is the fewest rows of width w worth a goroutine of their own.
+func rowGrain(w int) int { return max(1, 16384/max(1, w)) }
 
 // premul returns the layer's colour premultiplied, or transparency for -1.
 func (st *Stack) premul(k int16) [4]float32 {
@@ -150,51 +169,117 @@ func (st *Stack) blends(ctx context.Context, img *image.NRGBA) error {
 	}
 	// Each pixel reads the layers and writes only its own entries: rows run in
 	// parallel with the same result.
-	return parallel.For(ctx, h, max(1, 16384/max(1, w)), func(_, y0, y1 int) {
+	return parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			row := img.Pix[y*img.Stride:]
-			for x := 0; x < w; x++ {
-				i := y*w + x
-				st.other[i] = -2
-				own := st.layer[i]
-				if x > 0 && x+1 < w && y > 0 && y+1 < h {
-					// Inside a layer (most pixels) no neighbour is in another one.
-					l, up, dn := st.layer, i-w, i+w
-					if l[up-1] == own && l[up] == own && l[up+1] == own && l[i-1] == own &&
-						l[i+1] == own && l[dn-1] == own && l[dn] == own && l[dn+1] == own {
+			l := st.layer[y*w : (y+1)*w]
+			other := st.other[y*w : (y+1)*w]
+			for x := range other {
+				other[x] = -2
+			}
+			var up, dn []int16
+			if y > 0 && y+1 < h && w >= 3 {
+				up, dn = st.layer[(y-1)*w:y*w], st.layer[(y+1)*w:(y+2)*w]
+			}
+			// edge(x) is true where pixel x differs from the pixel right of it or from
+			// the ones above and below it. A pixel with edge false at x-1, x and x+1 has
+			// all eight neighbours in its own layer (most pixels): nothing to blend with.
+			edge := func(x int) bool { return l[x] != l[x+1] || up[x] != l[x] || dn[x] != l[x] }
+			var prev, cur bool
+			if up != nil {
+				prev, cur = edge(0), edge(1)
+			}
+			for x := range w {
+				if up != nil && x > 0 && x+1 < w {
+					var next bool
+					if x+2 < w {
+						next = edge(x + 1)
+					} else { // the last column: nothing right of it
+						next = up[x+1] != l[x+1] || dn[x+1] != l[x+1]
+					}
+					inside := !prev && !cur && !next
+					prev, cur = cur, next
+					if inside {
 						continue
 					}
 				}
-				// The pixel's colour is read only when a neighbour lies in another
-				// layer (most pixels have none).
-				read := false
-				var c, A [4]float32
-				var best float32
-				for _, d := range neighbours {
-					nx, ny := x+d[0], y+d[1]
-					if nx < 0 || ny < 0 || nx >= w || ny >= h {
-						continue
-					}
-					o := st.layer[ny*w+nx]
-					if o == own || o == st.other[i] {
-						continue
-					}
-					if !read {
-						read = true
-						px := row[4*x : 4*x+4]
-						a := float32(px[3])
-						c = [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
-						A = paints[own+1]
-						best = sq(c, A)
-					}
-					t, res, ok := blend(c, A, paints[o+1])
-					if ok && res < best {
-						best, st.other[i], st.cover[i] = res, o, t
-					}
-				}
+				st.blendPixel(x, y, row[4*x:4*x+4], paints)
 			}
 		}
 	})
+}
+
+// blendPixel finds the neighbouring layer pixel (x, y) of colour px blends with, if any,
+// and its own layer's share of it.
+func (st *Stack) blendPixel(x, y int, px []uint8, paints [][4]float32) {
+	w, h := st.Width, st.Height
+	i := y*w + x
+	own := st.layer[i]
+	// The pixel's colour is read only when a neighbour lies in another layer.
+	read := false
+	var c, A [4]float32
+	var best float32
+	// A layer met again gives the same blend as the first time, which was taken or
+	// beaten then: each is tried once.
+	var tried [8]int16
+	n := 0
+	for _, d := range neighbours {
+		nx, ny := x+d[0], y+d[1]
+		if nx < 0 || ny < 0 || nx >= w || ny >= h {
+			continue
+		}
+		o := st.layer[ny*w+nx]
+		if o == own || slices.Contains(tried[:n], o) {
+			continue
+		}
+		tried[n] = o
+		n++
+		if !read {
+			read = true
+			a := float32(px[3])
+			c = [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
+			A = paints[own+1]
+			best = sq(c, A)
+		}
+		t, res, ok := blend(c, A, paints[o+1])
+		if ok && res < best {
+			best, st.other[i], st.cover[i] = res, o, t
+		}
+	}
+}
+
+// findRuns cuts every row into runs: bands of rows in parallel, joined in row order.
+func (st *Stack) findRuns(ctx context.Context) error {
+	w, h := st.Width, st.Height
+	bands := make([][]run, h) // the runs of the band of rows starting at each row
+	count := make([]int32, h) // the runs of each row
+	err := parallel.For(ctx, h, rowGrain(w), func(_, y0, y1 int) {
+		var runs []run
+		for y := y0; y < y1; y++ {
+			n := len(runs)
+			layer, other := st.layer[y*w:(y+1)*w], st.other[y*w:(y+1)*w]
+			for x := range layer {
+				if x > 0 && other[x] == -2 && other[x-1] == -2 && layer[x] == layer[x-1] {
+					continue
+				}
+				runs = append(runs, run{x: int32(x), layer: layer[x], other: other[x]})
+			}
+			count[y] = int32(len(runs) - n)
+		}
+		bands[y0] = runs
+	})
+	if err != nil {
+		return err
+	}
+	st.rowAt = make([]int32, h+1)
+	for y, n := range count {
+		st.rowAt[y+1] = st.rowAt[y] + n
+	}
+	st.runs = make([]run, 0, st.rowAt[h])
+	for _, b := range bands {
+		st.runs = append(st.runs, b...)
+	}
+	return nil
 }
 
 // neighbours are the eight neighbouring pixels, 4-neighbours first.
@@ -241,146 +326,227 @@ func (st *Stack) covers(k, o int16) bool {
 	return o > k && st.Layers[k].Opaque() && st.Layers[o].Opaque()
 }
 
-// Coverage returns layer k's coverage field: for each pixel, how much of it the layer's
-// bitmap covers (0..1).
-func (st *Stack) Coverage(k int) []float32 {
-	v, _ := st.coverage(k, nil)
-	return v
-}
-
-// span is the columns lo..hi-1 of a row outside which its coverage is zero.
-type span struct{ lo, hi int }
-
-// coverage returns Coverage(k), written into buf when it is large enough, and for every
-// row the span of its nonzero coverage.
-func (st *Stack) coverage(k int, buf []float32) ([]float32, []span) {
-	w := st.Width
-	if cap(buf) < w*st.Height {
-		buf = make([]float32, w*st.Height)
-	}
-	v := buf[:w*st.Height]
-	spans := make([]span, st.Height)
-	// covers[o+2] is covers(k, o) for every layer o, -1 (transparent) and -2 (none).
+// coverTable returns covers(k, o) for every layer o, -1 (transparent) and -2 (none), at
+// index o+2.
+func (st *Stack) coverTable(k int) []bool {
 	covers := make([]bool, len(st.Layers)+2)
 	for o := range covers {
 		covers[o] = st.covers(int16(k), int16(o-2))
 	}
-	for y := range spans {
-		sp := &spans[y]
-		row := v[y*w : (y+1)*w]
-		layer, other, cover := st.layer[y*w:(y+1)*w], st.other[y*w:(y+1)*w], st.cover[y*w:(y+1)*w]
-		for x := range row {
-			in := covers[layer[x]+2]
-			var f float32
-			if o := other[x]; o == -2 {
-				if in {
-					f = 1
-				}
-			} else {
-				t := cover[x]
-				if in {
-					f = t
-				}
-				if covers[o+2] {
-					f += 1 - t
-				}
-			}
-			row[x] = f
-			if f != 0 {
-				if sp.hi == 0 {
-					sp.lo = x
-				}
-				sp.hi = x + 1
-			}
+	return covers
+}
+
+// coverageOf returns how much of pixel i, of layer own blending with layer other (-2:
+// none), layer k's bitmap covers, with covers from coverTable(k).
+func (st *Stack) coverageOf(i int, own, other int16, covers []bool) float32 {
+	in := covers[own+2]
+	var f float32
+	if other == -2 {
+		if in {
+			f = 1
 		}
+		return f
 	}
-	return v, spans
+	t := st.cover[i]
+	if in {
+		f = t
+	}
+	if covers[other+2] {
+		f += 1 - t
+	}
+	return f
+}
+
+// Coverage returns layer k's coverage field: for each pixel, how much of it the layer's
+// bitmap covers (0..1).
+func (st *Stack) Coverage(k int) []float32 {
+	covers := st.coverTable(k)
+	v := make([]float32, st.Width*st.Height)
+	for i := range v {
+		v[i] = st.coverageOf(i, st.layer[i], st.other[i], covers)
+	}
+	return v
+}
+
+// Scratch is working space for Bitmap, reused from layer to layer by one goroutine.
+type Scratch struct {
+	pieces       []piece
+	rowAt        []int32
+	xa, xb       []int32
+	x0, x1       []int
+	fx           []float32
+	width, scale int
+	rows         [][]uint64 // the bitmap rows being filled
+	fys          []float32  // their weights of the second source row
+}
+
+// piece is a stretch of one row of a layer's coverage field, from column x to the next
+// piece's x (or the row's end), where the coverage is f.
+type piece struct {
+	x int32
+	f float32
 }
 
 // Bitmap returns layer k's bitmap, scale times the image's size: the coverage field
 // sampled bilinearly at the centre of every bitmap pixel, black where it exceeds one
-// half. Scale 1 traces the pixels whose coverage exceeds one half.
-func (st *Stack) Bitmap(ctx context.Context, k, scale int) (*trace.Bitmap, error) {
-	bm, _, err := st.BitmapBuf(ctx, k, scale, nil)
-	return bm, err
-}
-
-// BitmapBuf is Bitmap with the coverage field's scratch space: buf is used when large
-// enough and returned, so that a caller making many bitmaps allocates it once.
-func (st *Stack) BitmapBuf(ctx context.Context, k, scale int, buf []float32) (*trace.Bitmap, []float32, error) {
+// half. Scale 1 traces the pixels whose coverage exceeds one half. sc is working space
+// (nil for a new one).
+//
+// The field is made of runs of constant coverage, so each bitmap row is filled a
+// stretch at a time: a bitmap pixel whose four samples lie in one run of each of its
+// two rows takes that runs' value, and only the pixels that sample across a change of
+// value are interpolated one by one.
+func (st *Stack) Bitmap(ctx context.Context, k, scale int, sc *Scratch) (*trace.Bitmap, error) {
+	if sc == nil {
+		sc = &Scratch{}
+	}
 	scale = max(scale, 1)
 	w, h := st.Width, st.Height
-	v, spans := st.coverage(k, buf)
+	st.pieces(k, sc)
+	sc.columns(w, scale)
 	W, H := w*scale, h*scale
 	bm := trace.NewBitmap(W, H)
-	// Source columns and weights of each bitmap column.
-	x0 := make([]int, W)
-	x1 := make([]int, W)
-	fx := make([]float32, W)
-	for X := range W {
-		x0[X], x1[X], fx[X] = sampleAt(X, scale, w)
-	}
-	for Y := range H {
-		if Y%64 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, v, err
-			}
+	for Y := 0; Y < H; {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		// The bitmap rows that sample the same two source rows (scale of them, fewer
+		// at the edges) are filled together, the rows' pieces walked once.
 		y0, y1, fy := sampleAt(Y, scale, h)
-		// Bitmap columns whose four samples all lie outside both rows' spans sample
-		// zero coverage and stay white.
-		lo, hi := spans[y0], spans[y1]
-		if lo.hi == 0 {
-			lo = hi
-		} else if hi.hi != 0 {
-			lo = span{min(lo.lo, hi.lo), max(lo.hi, hi.hi)}
-		}
-		if lo.hi == 0 {
-			continue
-		}
-		xStart, xEnd := max(0, (lo.lo-1)*scale), min(W, (lo.hi+1)*scale)
-		r0, r1 := v[y0*w:(y0+1)*w], v[y1*w:(y1+1)*w]
-		words := bm.Row(Y)
-		for xa := xStart; xa < xEnd; {
-			// The columns xa..xb-1 of one word: where every source sample they read
-			// holds the same value, they all get that value's bit at once.
-			xb := min(xEnd, (xa|63)+1)
-			if c := r0[x0[xa]]; uniform(r0[x0[xa]:x1[xb-1]+1], c) && uniform(r1[x0[xa]:x1[xb-1]+1], c) {
-				if c > 0.5 {
-					words[xa>>6] |= (^uint64(0) >> (64 - uint(xb-xa))) << (uint(xa) & 63)
-				}
-				xa = xb
-				continue
+		sc.rows, sc.fys = append(sc.rows[:0], bm.Row(Y)), append(sc.fys[:0], fy)
+		for Y++; Y < H; Y++ {
+			a, b, fy := sampleAt(Y, scale, h)
+			if a != y0 || b != y1 {
+				break
 			}
-			for X := xa; X < xb; X++ {
-				a, b := r0[x0[X]], r0[x1[X]]
-				c, d := r1[x0[X]], r1[x1[X]]
-				if a == b && b == c && c == d {
-					if a > 0.5 {
-						words[X>>6] |= 1 << (uint(X) & 63)
-					}
-					continue
-				}
-				top := a + (b-a)*fx[X]
-				bot := c + (d-c)*fx[X]
-				if top+(bot-top)*fy > 0.5 {
-					words[X>>6] |= 1 << (uint(X) & 63)
-				}
-			}
-			xa = xb
+			sc.rows, sc.fys = append(sc.rows, bm.Row(Y)), append(sc.fys, fy)
 		}
+		sc.fillRows(sc.pieces[sc.rowAt[y0]:sc.rowAt[y0+1]], sc.pieces[sc.rowAt[y1]:sc.rowAt[y1+1]], w)
 	}
-	return bm, v, nil
+	return bm, nil
 }
 
-// uniform reports whether every value of v is c.
-func uniform(v []float32, c float32) bool {
-	for _, x := range v {
-		if x != c {
-			return false
+// pieces cuts every row of layer k's coverage field into pieces of constant value, the
+// runs of equal coverage joined, into sc.
+func (st *Stack) pieces(k int, sc *Scratch) {
+	covers := st.coverTable(k)
+	w := st.Width
+	sc.pieces = sc.pieces[:0]
+	if cap(sc.rowAt) < st.Height+1 {
+		sc.rowAt = make([]int32, st.Height+1)
+	}
+	sc.rowAt = sc.rowAt[:st.Height+1]
+	for y := range st.Height {
+		first := len(sc.pieces)
+		sc.rowAt[y] = int32(first)
+		for _, r := range st.runs[st.rowAt[y]:st.rowAt[y+1]] {
+			f := st.coverageOf(y*w+int(r.x), r.layer, r.other, covers)
+			if len(sc.pieces) > first && sc.pieces[len(sc.pieces)-1].f == f {
+				continue
+			}
+			sc.pieces = append(sc.pieces, piece{x: r.x, f: f})
 		}
 	}
-	return true
+	sc.rowAt[st.Height] = int32(len(sc.pieces))
+}
+
+// columns makes the source columns and weights of the bitmap columns of a scale-times
+// upscaling of w pixels, and for each source column p the first bitmap column xa[p]
+// whose left sample is at p or beyond and the first xb[p] whose right sample is.
+func (sc *Scratch) columns(w, scale int) {
+	if sc.width == w && sc.scale == scale {
+		return
+	}
+	sc.width, sc.scale = w, scale
+	W := w * scale
+	sc.x0, sc.x1, sc.fx = make([]int, W), make([]int, W), make([]float32, W)
+	for X := range W {
+		sc.x0[X], sc.x1[X], sc.fx[X] = sampleAt(X, scale, w)
+	}
+	sc.xa, sc.xb = firstAtLeast(sc.x0, w), firstAtLeast(sc.x1, w)
+}
+
+// firstAtLeast returns, for every p in 0..n, the first index X with xs[X] >= p
+// (len(xs) if none); xs does not decrease.
+func firstAtLeast(xs []int, n int) []int32 {
+	out := make([]int32, n+1)
+	p := 0
+	for X, x := range xs {
+		for ; p <= x && p <= n; p++ {
+			out[p] = int32(X)
+		}
+	}
+	for ; p <= n; p++ {
+		out[p] = int32(len(xs))
+	}
+	return out
+}
+
+// fillRows sets the black pixels of the bitmap rows sc.rows that sample the source
+// rows made of pieces r0 and r1, with weights sc.fys for r1 (w source columns).
+func (sc *Scratch) fillRows(r0, r1 []piece, w int) {
+	rows, fys := sc.rows, sc.fys
+	end := func(r []piece, i int) int {
+		if i+1 < len(r) {
+			return int(r[i+1].x)
+		}
+		return w
+	}
+	i, j := 0, 0
+	p := 0
+	for {
+		e0, e1 := end(r0, i), end(r1, j)
+		q := min(e0, e1)
+		a, c := r0[i].f, r1[j].f
+		// The bitmap columns whose samples all lie in p..q-1, where both rows are
+		// constant.
+		if lo, hi := int(sc.xa[p]), int(sc.xb[q]); lo < hi && (a != 0 || c != 0) {
+			for m, fy := range fys {
+				if a+(c-a)*fy > 0.5 {
+					setBits(rows[m], lo, hi)
+				}
+			}
+		}
+		if q == w {
+			return
+		}
+		if e0 == q {
+			i++
+		}
+		if e1 == q {
+			j++
+		}
+		// The bitmap columns between them sample columns q-1 and q.
+		b, d := r0[i].f, r1[j].f
+		for X, stop := int(sc.xb[q]), int(sc.xa[q]); X < stop; X++ {
+			bit := uint64(1) << (uint(X) & 63)
+			if a == b && b == c && c == d {
+				if a > 0.5 {
+					for _, row := range rows {
+						row[X>>6] |= bit
+					}
+				}
+				continue
+			}
+			top := a + (b-a)*sc.fx[X]
+			bot := c + (d-c)*sc.fx[X]
+			for m, fy := range fys {
+				if top+(bot-top)*fy > 0.5 {
+					rows[m][X>>6] |= bit
+				}
+			}
+		}
+		p = q
+	}
+}
+
+// setBits sets bits lo..hi-1 of a bitmap row.
+func setBits(words []uint64, lo, hi int) {
+	for lo < hi {
+		n := min(64-lo&63, hi-lo)
+		words[lo>>6] |= (^uint64(0) >> (64 - n)) << (uint(lo) & 63)
+		lo += n
+	}
 }
 
 // sampleAt returns the two source pixels and the weight of the second for bitmap pixel

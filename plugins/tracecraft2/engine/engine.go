@@ -175,10 +175,10 @@ const minPrimitivePixels = 40
 const sampleStep = 0.5
 
 // recognize returns the basic shape of region r's outer outline, or one of Kind None,
-// and whether the outline runs clockwise. The shape is recognised on the fitted outline
-// (ring outer of the planar map), then placed by least squares on the boundary positions
-// the anti-aliasing measured, which the fitted curves follow only within their
-// tolerance.
+// and whether the outline runs clockwise (false for Kind None). The shape is recognised
+// on the fitted outline (ring outer of the planar map), then placed by least squares on
+// the boundary positions the anti-aliasing measured, which the fitted curves follow only
+// within their tolerance.
 // pts is scratch space for the outline's samples. It reads w and changes nothing in it,
 // so regions can be recognised in parallel.
 func (w *writer) recognize(r int, outer fit.Path, pts *[]fit.Point) (primitive.Shape, bool) {
@@ -187,10 +187,11 @@ func (w *writer) recognize(r int, outer fit.Path, pts *[]fit.Point) (primitive.S
 	width, height := float64(pm.Width), float64(pm.Height)
 	opt := primitive.Options{Tolerance: w.s.primTol, Width: width, Height: height, MinSize: 2}
 	s := primitive.Recognize(*pts, opt)
-	clockwise := primitive.Clockwise(*pts)
 	if s.Kind == primitive.None {
-		return s, clockwise
+		// The direction is read only for basic shapes (most regions are none).
+		return s, false
 	}
+	clockwise := primitive.Clockwise(*pts)
 	var samples []fit.Point
 	for _, h := range pm.Rings[pm.RegionRings[r][0]].Half {
 		e := w.res.Samples(h.Edge())

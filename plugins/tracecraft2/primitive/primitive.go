@@ -280,7 +280,8 @@ func perimeter(pts []fit.Point) float64 {
 // rotated shape's estimate toward the axes), and axis-aligned; duplicates left out.
 func fitRects(pts []fit.Point, border []bool, m moments) []Shape {
 	var out []Shape
-	for _, a := range []float64{orientation(pts, nil), orientation(pts, border), 0} {
+	whole, free := orientations(pts, border)
+	for _, a := range []float64{whole, free, 0} {
 		dup := false
 		for _, r := range out {
 			dup = dup || r.Angle == a
@@ -396,7 +397,24 @@ func (f *frame) distance(p fit.Point) float64 {
 		r := s.R
 		qx := math.Abs(u) - (s.W/2 - r)
 		qy := math.Abs(v) - (s.H/2 - r)
-		return math.Hypot(math.Max(qx, 0), math.Max(qy, 0)) + math.Min(math.Max(qx, qy), 0) - r
+		// The distance is math.Hypot(max(qx, 0), max(qy, 0)) + min(max(qx, qy), 0) - r,
+		// worked out by cases: math.Hypot(a, 0) is exactly |a|, and the sign of a zero
+		// is lost in the sum with 0.
+		switch {
+		case qx <= 0 && qy <= 0: // inside
+			m := qy
+			if qx > qy {
+				m = qx
+			}
+			return 0 + m - r
+		case qx <= 0 && qy > 0: // beside a horizontal side
+			return qy - r
+		case qy <= 0 && qx > 0: // beside a vertical side
+			return qx - r
+		case qx > 0 && qy > 0: // by a corner
+			return math.Hypot(qx, qy) - r
+		}
+		return math.Hypot(max(qx, 0), max(qy, 0)) + min(max(qx, qy), 0) - r // NaN
 	}
 	return math.Inf(1)
 }
@@ -459,21 +477,27 @@ func fitCircle(pts []fit.Point, border []bool) (Shape, bool) {
 	}
 	ox /= float64(n)
 	oy /= float64(n)
-	var m [3][4]float64
+	// The normal equations of rows (x, y, 1) against -(x²+y²): m is symmetric and the
+	// products with 1 are the values themselves, so six sums and three right-hand
+	// sides hold it (each summed in point order, as the full product would be).
+	var sxx, sxy, sx, syy, sy, s1, rx, ry, r1 float64
 	for i, p := range pts {
 		if border[i] {
 			continue
 		}
 		x, y := p.X-ox, p.Y-oy
-		row := [3]float64{x, y, 1}
 		rhs := -(x*x + y*y)
-		for r := range 3 {
-			for c := range 3 {
-				m[r][c] += row[r] * row[c]
-			}
-			m[r][3] += row[r] * rhs
-		}
+		sxx += x * x
+		sxy += x * y
+		sx += x
+		syy += y * y
+		sy += y
+		s1++
+		rx += x * rhs
+		ry += y * rhs
+		r1 += rhs
 	}
+	m := [3][4]float64{{sxx, sxy, sx, rx}, {sxy, syy, sy, ry}, {sx, sy, s1, r1}}
 	sol, ok := solve3(m)
 	if !ok {
 		return Shape{}, false
@@ -541,26 +565,34 @@ func normAngle(a, period float64) float64 {
 // axisSnap is the angle (degrees) under which a rectangle counts as axis-aligned.
 const axisSnap = 0.25
 
-// orientation returns the rectangle orientation of the outline (degrees in (-45, 45]):
-// the mean direction of its pieces modulo 90 degrees, weighted by length, leaving out
-// the pieces along the image border when border is given.
-func orientation(pts []fit.Point, border []bool) float64 {
-	var s4, c4 float64
+// orientations returns the rectangle orientation (degrees in (-45, 45]) of the whole
+// outline and of its part off the image border: the mean direction of its pieces modulo
+// 90 degrees, weighted by length, the second leaving out the pieces along the border.
+// One pass makes both, each piece's direction worked out once.
+func orientations(pts []fit.Point, border []bool) (whole, free float64) {
+	var s4, c4, fs4, fc4 float64
 	n := len(pts)
 	for i := range n {
 		j := (i + 1) % n
-		if border != nil && border[i] && border[j] {
-			continue
-		}
 		d := pts[j].Sub(pts[i])
 		l := d.Len()
 		if l == 0 {
 			continue
 		}
-		th := 4 * math.Atan2(d.Y, d.X)
-		s4 += l * math.Sin(th)
-		c4 += l * math.Cos(th)
+		sin, cos := math.Sincos(4 * math.Atan2(d.Y, d.X))
+		s4 += l * sin
+		c4 += l * cos
+		if !border[i] || !border[j] {
+			fs4 += l * sin
+			fc4 += l * cos
+		}
 	}
+	return orientationAngle(s4, c4), orientationAngle(fs4, fc4)
+}
+
+// orientationAngle returns the orientation (degrees in (-45, 45]) whose fourfold angle
+// has the sine and cosine sums s4 and c4, snapped to 0 within axisSnap.
+func orientationAngle(s4, c4 float64) float64 {
 	angle := math.Atan2(s4, c4) / 4 * 180 / math.Pi
 	if math.Abs(angle) < axisSnap {
 		angle = 0
@@ -577,8 +609,8 @@ func rectAt(pts []fit.Point, angle float64, m moments) Shape {
 	u1, v1 := math.Inf(-1), math.Inf(-1)
 	for _, p := range pts {
 		u, v := p.X*cos-p.Y*sin, p.X*sin+p.Y*cos
-		u0, u1 = math.Min(u0, u), math.Max(u1, u)
-		v0, v1 = math.Min(v0, v), math.Max(v1, v)
+		u0, u1 = min(u0, u), max(u1, u)
+		v0, v1 = min(v0, v), max(v1, v)
 	}
 	s.W, s.H = u1-u0, v1-v0
 	cu, cv := (u0+u1)/2, (v0+v1)/2

@@ -2,6 +2,7 @@ package primitive
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -221,5 +222,36 @@ func TestSampleAndOrientation(t *testing.T) {
 	m := measure(pts)
 	if !near(m.area, 100, 1e-9) || !near(m.c.X, 5, 1e-9) || !near(m.sxx, 100.0/12, 1e-9) {
 		t.Errorf("moments %+v, want area 100, centre 5, variance 100/12", m)
+	}
+}
+
+// TestRectDistanceIsItsDefinition: the rectangle distance, worked out by cases, is
+// bit for bit the rounded-box formula hypot(max(qx,0), max(qy,0)) + min(max(qx,qy),0) - r,
+// on points inside, beside the sides, by the corners and exactly on the outline.
+func TestRectDistanceIsItsDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	for i := range 200000 {
+		s := Shape{Kind: Rect, Center: fit.Point{X: rng.Float64() * 50, Y: rng.Float64() * 50},
+			W: 1 + rng.Float64()*40, H: 1 + rng.Float64()*40, Angle: (rng.Float64() - 0.5) * 90}
+		if i%3 == 0 {
+			s.Angle = 0
+		}
+		s.R = rng.Float64() * min(s.W, s.H) / 2
+		if i%4 == 0 {
+			s.R = 0
+		}
+		p := fit.Point{X: s.Center.X + (rng.Float64()-0.5)*s.W*1.5, Y: s.Center.Y + (rng.Float64()-0.5)*s.H*1.5}
+		if i%5 == 0 { // on a side of an axis-aligned rectangle: qx or qy exactly 0
+			s.Angle, s.R = 0, 0
+			p.X = s.Center.X + s.W/2
+		}
+		f := s.frame()
+		u, v := f.local(p)
+		qx := math.Abs(u) - (s.W/2 - s.R)
+		qy := math.Abs(v) - (s.H/2 - s.R)
+		want := math.Hypot(math.Max(qx, 0), math.Max(qy, 0)) + math.Min(math.Max(qx, qy), 0) - s.R
+		if got := f.distance(p); math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("%+v at %v: distance %v, want %v", s, p, got, want)
+		}
 	}
 }

@@ -75,10 +75,13 @@ func (s Shape) costWithin(pts []fit.Point, border []bool, limit float64) bool {
 	return c <= limit
 }
 
+// maxParams is the most free parameters a shape has (a rectangle's six).
+const maxParams = 6
+
 // refine returns s moved to the least-squares fit of the free points.
 func refine(s Shape, pts []fit.Point, border []bool) Shape {
-	p := s.params()
-	k := len(p)
+	var p [maxParams]float64
+	k := copy(p[:], s.params())
 	if k == 0 {
 		return s
 	}
@@ -90,13 +93,15 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 	}
 	cur := s.cost(pts, border)
 	lambda := 1e-3
-	jac := make([][]float64, k)
-	for j := range jac {
-		jac[j] = make([]float64, free)
+	// One buffer holds the residuals and the k columns of the Jacobian.
+	buf := make([]float64, (k+1)*free)
+	res := buf[:free]
+	var jac [maxParams][]float64
+	for j := range k {
+		jac[j] = buf[(j+1)*free : (j+2)*free]
 	}
-	res := make([]float64, free)
 	for range refineIterations {
-		sh := s.withParams(p).frame()
+		sh := s.withParams(p[:k]).frame()
 		n := 0
 		for i, q := range pts {
 			if !border[i] {
@@ -106,11 +111,11 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 		}
 		for j := range k {
 			h := 1e-4 * math.Max(1, math.Abs(p[j]))
-			pp := append([]float64(nil), p...)
+			pp := p
 			pp[j] += h
-			sp := s.withParams(pp).frame()
+			sp := s.withParams(pp[:k]).frame()
 			pp[j] -= 2 * h
-			sm := s.withParams(pp).frame()
+			sm := s.withParams(pp[:k]).frame()
 			n := 0
 			for i, q := range pts {
 				if !border[i] {
@@ -120,10 +125,13 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 			}
 		}
 		// Normal equations (JᵀJ + λ·diag) δ = -Jᵀr.
-		a := make([][]float64, k)
+		var a system
 		for r := range k {
-			a[r] = make([]float64, k+1)
-			for c := range k {
+			// JᵀJ is symmetric: entry (c, r) sums the same products in the same order.
+			for c := range r {
+				a[r][c] = a[c][r]
+			}
+			for c := r; c < k; c++ {
 				var v float64
 				for i := range free {
 					v += jac[r][i] * jac[c][i]
@@ -138,20 +146,19 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 		}
 		improved := false
 		for range 4 {
-			m := make([][]float64, k)
+			m := a
 			for r := range k {
-				m[r] = append([]float64(nil), a[r]...)
 				m[r][r] += lambda * math.Max(a[r][r], 1e-9)
 			}
-			delta, ok := solve(m)
+			delta, ok := m.solve(k)
 			if !ok {
 				break
 			}
-			next := append([]float64(nil), p...)
+			next := p
 			for j := range k {
 				next[j] += delta[j]
 			}
-			if c := s.withParams(next).cost(pts, border); c < cur {
+			if c := s.withParams(next[:k]).cost(pts, border); c < cur {
 				p, cur, improved = next, c, true
 				lambda = math.Max(lambda/10, 1e-9)
 				break
@@ -162,13 +169,16 @@ func refine(s Shape, pts []fit.Point, border []bool) Shape {
 			break
 		}
 	}
-	return s.withParams(p)
+	return s.withParams(p[:k])
 }
 
-// solve solves the k x k system in the augmented matrix m by Gaussian elimination with
-// partial pivoting.
-func solve(m [][]float64) ([]float64, bool) {
-	k := len(m)
+// system is an augmented matrix of up to maxParams equations: row r holds its
+// coefficients, then its right-hand side at column k (the number of unknowns).
+type system [maxParams][maxParams + 1]float64
+
+// solve solves the k x k system in m by Gaussian elimination with partial pivoting.
+func (m *system) solve(k int) ([maxParams]float64, bool) {
+	var out [maxParams]float64
 	for c := range k {
 		p := c
 		for r := c + 1; r < k; r++ {
@@ -177,7 +187,7 @@ func solve(m [][]float64) ([]float64, bool) {
 			}
 		}
 		if math.Abs(m[p][c]) < 1e-12 {
-			return nil, false
+			return out, false
 		}
 		m[c], m[p] = m[p], m[c]
 		for r := range k {
@@ -190,7 +200,6 @@ func solve(m [][]float64) ([]float64, bool) {
 			}
 		}
 	}
-	out := make([]float64, k)
 	for r := range k {
 		out[r] = m[r][k] / m[r][r]
 	}
