@@ -224,7 +224,7 @@ func fitPiece(pts []Vec, i, j int, t1 Vec, tol float64) (Segment, bool) {
 	seg := generate(piece, u, t1, t2)
 	errMax, _ := maxError(piece, seg, u)
 	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
-		u = reparameterise(piece, seg, u)
+		reparameterise(piece, seg, u)
 		seg = generate(piece, u, t1, t2)
 		errMax, _ = maxError(piece, seg, u)
 	}
@@ -330,10 +330,9 @@ func maxError(pts []Vec, s Segment, u []float64) (float64, int) {
 	return worst, at
 }
 
-// reparameterise moves each parameter by one Newton step towards the closest point.
-func reparameterise(pts []Vec, s Segment, u []float64) []float64 {
-	out := make([]float64, len(u))
-	copy(out, u)
+// reparameterise moves each parameter of u, in place, by one Newton step towards the
+// closest point of s (each depends on its own point alone).
+func reparameterise(pts []Vec, s Segment, u []float64) {
 	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
 	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
 	for i := 1; i < len(pts)-1; i++ {
@@ -346,8 +345,7 @@ func reparameterise(pts []Vec, s Segment, u []float64) []float64 {
 		num := diff.dot(q1)
 		den := q1.dot(q1) + diff.dot(q2)
 		if den != 0 {
-			out[i] = math.Min(1, math.Max(0, t-num/den))
+			u[i] = math.Min(1, math.Max(0, t-num/den))
 		}
 	}
-	return out
 }
