@@ -4,6 +4,13 @@ BIN       := bin
 PLUGINDIR := $(BIN)/plugins
 ENGINES   := $(patsubst plugins/%/main.go,%,$(wildcard plugins/*/main.go))
 TOOLS     := $(CURDIR)/$(BIN)/tools
+# One build configuration for everything: the binaries, go vet, staticcheck, the test
+# binaries and the binaries the tests build (internal/testbin). Pure Go throughout, so
+# cgo is off, and no -trimpath: either setting differing between two of them changes
+# every package's build ID, and a fresh machine would compile the whole dependency
+# graph once per configuration (make test used three: the binaries with -trimpath, the
+# tests with cgo, the tests' binaries without either).
+export CGO_ENABLED := 0
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 STATICCHECK_VERSION        := v0.8.2
@@ -15,27 +22,30 @@ PROTO_OUT := sdk/internal/tracev1
 # TEMPLATE is the example engine, a Go module of its own as a third party's engine is.
 TEMPLATE  := examples/engine-template
 
-.PHONY: build run test bench proto proto-check tools lint clean chromium fidelity-tools clienttools npm
+.PHONY: build run test prepare-go bench proto proto-check tools lint clean chromium fidelity-tools clienttools npm
 
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN)/tracecraft ./host
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN)/tracecraft ./host
 	@mkdir -p $(PLUGINDIR)
 	@for e in $(ENGINES); do \
 		echo "  engine $$e"; \
-		CGO_ENABLED=0 $(GO) build -trimpath -o $(PLUGINDIR)/tracecraft-engine-$$e ./plugins/$$e || exit 1; \
+		$(GO) build -o $(PLUGINDIR)/tracecraft-engine-$$e ./plugins/$$e || exit 1; \
 	done
 
 run: build
 	./$(BIN)/tracecraft serve --addr :8080 --plugins-dir $(PLUGINDIR) --data-dir ./data
 
+# protoc generates the Go code of sdk/proto into folder $(1) (see proto).
+protoc = PATH="$(TOOLS):$$PATH" protoc -I sdk/proto \
+		--go_out=$(1) --go_opt=paths=source_relative \
+		--go-grpc_out=$(1) --go-grpc_opt=paths=source_relative \
+		trace/v1/trace.proto && \
+	mv $(1)/trace/v1/*.go $(1)/ && rm -r $(1)/trace
+
 proto: tools
-	PATH="$(TOOLS):$$PATH" protoc -I sdk/proto \
-		--go_out=$(PROTO_OUT) --go_opt=paths=source_relative \
-		--go-grpc_out=$(PROTO_OUT) --go-grpc_opt=paths=source_relative \
-		trace/v1/trace.proto
-	mv $(PROTO_OUT)/trace/v1/*.go $(PROTO_OUT)/ && rm -r $(PROTO_OUT)/trace
+	$(call protoc,$(PROTO_OUT))
 
 tools:
 	@mkdir -p $(TOOLS)
@@ -44,14 +54,17 @@ tools:
 	@test -x $(TOOLS)/staticcheck || GOBIN=$(TOOLS) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 # proto-check fails when the committed generated code differs from what `make proto` makes.
-# Without protoc it is skipped with a note, except under CI (.ci/run installs protoc).
-proto-check:
+# It generates into a temporary folder, leaving the tree alone, so it can run beside the
+# other steps. Without protoc it is skipped with a note, except under CI (.ci/run
+# installs protoc).
+proto-check: tools
 	@if ! command -v protoc >/dev/null; then \
 		if [ -n "$$CI" ]; then echo "protoc is not installed"; exit 1; fi; \
 		echo "protoc is not installed: skipping the generated-code check (apt-get install protobuf-compiler; CI runs it)"; \
 	else \
-		$(MAKE) --no-print-directory proto && \
-		{ git diff --exit-code -- $(PROTO_OUT) || { echo "generated protocol code is stale: run make proto and commit"; exit 1; }; }; \
+		tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+		{ $(call protoc,$$tmp); } >/dev/null && \
+		{ diff -r $$tmp $(PROTO_OUT) || { echo "generated protocol code is stale: run make proto and commit"; exit 1; }; }; \
 	fi
 
 lint: tools
@@ -68,7 +81,7 @@ chromium:
 	@if ! command -v chromium >/dev/null && [ ! -x /usr/bin/chromium ] && [ ! -x /usr/bin/chromium-headless-shell ]; then \
 		sudo=""; if [ "$$(id -u)" != 0 ]; then sudo="sudo"; fi; \
 		echo "installing Chromium for the browser test"; \
-		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium-headless-shell; } || \
+		{ $$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium-headless-shell; } || \
 		{ if [ -n "$$CI" ]; then echo "Chromium could not be installed"; exit 1; fi; \
 		  echo "Chromium could not be installed: the browser test will be skipped"; }; \
 	fi
@@ -104,7 +117,7 @@ fidelity-tools: npm
 	@if ! command -v gs >/dev/null || ! /usr/bin/python3 -c 'import ezdxf' 2>/dev/null; then \
 		sudo=""; if [ "$$(id -u)" != 0 ]; then sudo="sudo"; fi; \
 		echo "installing Ghostscript and ezdxf for the fidelity tests"; \
-		{ $$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ghostscript python3-ezdxf; } || \
+		{ $$sudo apt-get -o DPkg::Lock::Timeout=600 update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends ghostscript python3-ezdxf; } || \
 		{ if [ -n "$$CI" ]; then echo "Ghostscript or ezdxf could not be installed"; exit 1; fi; \
 		  echo "Ghostscript or ezdxf could not be installed: the fidelity tests will be skipped"; }; \
 	fi
@@ -129,10 +142,18 @@ clienttools: npm
 
 # pgcheck says whether the PostgreSQL tests will run, and against which server, or why
 # they are skipped (under CI they fail instead).
-test: lint proto-check build chromium fidelity-tools clienttools
+# test first prepares in parallel strands: the Go one (lint, the generated-code check and
+# the build, one after another: they compile the same packages, and two go commands
+# compiling at once would both do the work) beside the installs, which mostly wait on
+# the network; then it runs the tests.
+test:
+	@$(MAKE) --no-print-directory -j3 --output-sync=line prepare-go chromium fidelity-tools clienttools
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
 	$(GO) test -count=1 -timeout 25m ./...
 	cd $(TEMPLATE) && $(GO) test -count=1 ./...
+
+prepare-go:
+	@$(MAKE) --no-print-directory lint && $(MAKE) --no-print-directory proto-check && $(MAKE) --no-print-directory build
 
 # bench: the host's overhead, load, 429 latency and peak memory (real processes, default
 # bench time for stable percentiles), then each engine's algorithm on the corpus.

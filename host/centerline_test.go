@@ -99,7 +99,7 @@ func TestCenterlineParametersThroughTheService(t *testing.T) {
 	}
 	def := trace(`{}`)
 	for _, params := range []string{
-		`{"thresholdMode":"otsu"}`, `{"thresholdMode":"adaptive"}`, `{"threshold":60}`, `{"minLength":30}`,
+		`{"thresholdMode":"fixed"}`, `{"thresholdMode":"otsu"}`, `{"thresholdMode":"adaptive"}`, `{"threshold":60}`, `{"minLength":30}`,
 		`{"tolerance":3}`, `{"strokeWidth":"2"}`, `{"strokeWidth":"variable"}`, `{"joinGaps":10}`,
 		`{"fillMode":"hatch"}`, `{"closeLoops":false}`, `{"colors":2}`,
 	} {

@@ -25,8 +25,6 @@ import (
 	"github.com/tracecraft/tracecraft/internal/testbin"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m) }
-
 // hostBinary builds the host once per test binary.
 func hostBinary(t testing.TB) string { return testbin.Build(t, "./host", "main.version=test") }
 

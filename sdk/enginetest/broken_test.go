@@ -16,8 +16,6 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/svg"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m) }
-
 // brokenEnv names the broken engine TestBrokenEngine runs the suite on, in the child
 // process TestTheSuiteFailsBrokenEngines starts.
 const brokenEnv = "ENGINETEST_BROKEN"

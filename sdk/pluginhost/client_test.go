@@ -20,8 +20,6 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m) }
-
 // start launches the test engine (built once per variant) and kills it after the test.
 func start(t testing.TB, variant string) *pluginhost.Client {
 	t.Helper()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"mime/multipart"
 	"slices"
 	"testing"
@@ -144,5 +145,58 @@ func TestDelimitersFoundAsTheBodyArrivesAreThoseParseFormFinds(t *testing.T) {
 	}
 	if newDelimiters(bytes.NewReader(nil), "a\r\nb") != nil {
 		t.Errorf("a boundary with CR LF is looked for in one pass")
+	}
+}
+
+// TestTheDelimiterSearchFindsWhatBytesIndexFinds plants delimiters, delimiters missing
+// a byte and runs of the boundary's own bytes in random data, for boundaries as clients
+// make them and for boundaries of few distinct bytes, and checks that delimiters.index
+// finds the first delimiter where bytes.Index does, from every offset a scan resumes at.
+func TestTheDelimiterSearchFindsWhatBytesIndexFinds(t *testing.T) {
+	boundaries := []struct{ name, boundary string }{
+		{"Go's mime/multipart", "3f1c0b2a9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e"},
+		{"curl's", "------------------------d74496d66958873e"},
+		{"a browser's", "----WebKitFormBoundary7MA4YWxkTrZu0gW"},
+		{"one byte", "x"},
+		{"all dashes", "--------"},
+	}
+	rng := rand.New(rand.NewPCG(19, 1))
+	for _, b := range boundaries {
+		delim := []byte("\r\n--" + b.boundary)
+		d := newDelimiters(nil, b.boundary)
+		for trial := range 300 {
+			s := make([]byte, rng.IntN(3000))
+			for i := range s {
+				s[i] = byte(rng.Uint32())
+			}
+			// Plant some pieces: whole delimiters, delimiters with one byte changed,
+			// and bytes of the delimiter itself, anywhere (also across the end).
+			for range rng.IntN(6) {
+				piece := slices.Clone(delim)
+				switch rng.IntN(3) {
+				case 1:
+					piece[rng.IntN(len(piece))] ^= 1
+				case 2:
+					piece = bytes.Repeat(delim[rng.IntN(len(delim)):][:1], rng.IntN(200))
+				}
+				at := rng.IntN(len(s) + 1)
+				copy(s[at:], piece)
+			}
+			// And a delimiter that ends s, or starts it.
+			if len(s) >= len(delim) {
+				switch trial % 3 {
+				case 0:
+					copy(s[len(s)-len(delim):], delim)
+				case 1:
+					copy(s, delim)
+				}
+			}
+			for _, from := range []int{0, min(1, len(s)), len(s) / 3, max(0, len(s)-len(delim))} {
+				want := bytes.Index(s[from:], delim)
+				if got := d.index(s[from:]); got != want {
+					t.Fatalf("%s boundary, trial %d, from %d of %d bytes: found %d, want %d", b.name, trial, from, len(s), got, want)
+				}
+			}
+		}
 	}
 }

@@ -168,7 +168,7 @@ func (s *Server) vectorize(c *gin.Context) {
 	// The file goes back once the job is over: Trace returns only after a started job's
 	// function has, and that function returns only once the engine process is done with
 	// the file or killed.
-	defer s.ImageFiles.put(up.held)
+	defer func() { s.ImageFiles.put(up.held) }()
 	if fault.Code(err) == fault.UploadTooSlow {
 		// The rest of the body is not waited for (the read deadline has passed, so
 		// net/http discards none of it either).
@@ -230,6 +230,11 @@ func (s *Server) vectorize(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	// The upload's file and budget are free before the answer goes out, so that a
+	// client's next request finds them free.
+	s.ImageFiles.put(up.held)
+	up.held = nil
+	req.Close()
 	s.answer(c, traced{Result: res, Answer: ans, File: file, Quality: score, Scoring: scoring,
 		OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
 }
@@ -295,13 +300,27 @@ func (s *Server) answerJSON(c *gin.Context, t traced) {
 	// The SVG is streamed into the answer, not copied into a string and a buffer.
 	h := c.Writer.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
+	var size int64
 	err := writeWithSVG(c.Writer, answer, t.File.SVG, func(n int64) {
+		size = n
 		h.Set("Content-Length", strconv.FormatInt(n, 10))
 		c.Writer.WriteHeader(http.StatusOK)
 	})
 	if err != nil && s.Logger != nil {
 		s.Logger.Warn("answer not fully written", "error", err)
 	}
+	if err == nil && sentAsIs(c.Request, size) {
+		// The answer is whole: it goes out now, not after the request's log line and
+		// metrics, which net/http would wait for.
+		c.Writer.Flush()
+	}
+}
+
+// sentAsIs reports whether an answer of size bytes to r goes out uncompressed: the
+// client accepts no encoding, or the answer is below compressMinSize. Flushing a
+// compressed answer early would only end its stream in two pieces.
+func sentAsIs(r *http.Request, size int64) bool {
+	return size < compressMinSize || r.Header.Get("Accept-Encoding") == ""
 }
 
 // validate checks the image header and the settings and returns every problem found in

@@ -24,8 +24,6 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/pluginhost"
 )
 
-func TestMain(m *testing.M) { testbin.Main(m) }
-
 // setup returns a registry over a fresh plugins folder holding the named test engines.
 func setup(t *testing.T, processes int, names ...string) (*Registry, string) {
 	t.Helper()

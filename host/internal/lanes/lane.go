@@ -144,6 +144,18 @@ func (l *Lane) Do(ctx context.Context, jb Job, fn func(context.Context)) (time.D
 	l.retries.claim(key, now)
 	j := &job{ctx: ctx, key: key, kind: jb.Kind, pixels: jb.Pixels, fn: fn, queued: now,
 		predicted: l.times.predict(jb.Kind, jb.Pixels), done: make(chan struct{})}
+	if l.pending == 0 && len(l.running) < l.cfg.Workers {
+		// A worker's place is free and no job waits for one: the job runs here, in
+		// the caller's goroutine, as a worker would run it, without two handoffs
+		// between goroutines (to a worker and back) on the way.
+		l.start(j, now)
+		// Close waits for it as for the workers (they are still counted: the lane is
+		// open).
+		l.done.Add(1)
+		l.mu.Unlock()
+		l.runHere(j)
+		return 0, nil
+	}
 	if len(l.queues[key]) == 0 {
 		l.ring = append(l.ring, key)
 	}
@@ -332,34 +344,69 @@ func (l *Lane) pop() *job {
 	return j
 }
 
+// work runs queued jobs, one at a time, while a place among the running jobs is free:
+// the lane's Workers goroutines share the places with the jobs Do runs in their
+// callers' goroutines.
 func (l *Lane) work() {
 	defer l.done.Done()
 	for {
 		l.mu.Lock()
-		for l.pending == 0 && !l.closed {
+		for (l.pending == 0 || len(l.running) >= l.cfg.Workers) && !l.closed {
 			l.wake.Wait()
 		}
 		if l.pending == 0 {
 			l.mu.Unlock()
 			return
 		}
+		if len(l.running) >= l.cfg.Workers {
+			// Closing, and the jobs still queued wait for a place.
+			l.wake.Wait()
+			l.mu.Unlock()
+			continue
+		}
 		j := l.pop()
-		j.started = l.cfg.Now()
-		l.running[j] = struct{}{}
-		l.noteIdle()
+		l.start(j, l.cfg.Now())
 		l.mu.Unlock()
 
 		j.fn(j.ctx)
 
-		l.mu.Lock()
-		if j.ctx.Err() == nil {
-			// A cancelled job's time says little about the next ones.
-			l.times.observe(j.kind, j.pixels, l.cfg.Now().Sub(j.started), !j.alone)
-		}
-		delete(l.running, j)
-		l.noteIdle()
-		l.mu.Unlock()
+		l.finish(j)
 		close(j.done)
+	}
+}
+
+// start marks j as running from now. l.mu is held.
+func (l *Lane) start(j *job, now time.Time) {
+	j.started = now
+	l.running[j] = struct{}{}
+	l.noteIdle()
+}
+
+// runHere runs j, which start has marked running, in the calling goroutine, and frees
+// its place even if it panics.
+func (l *Lane) runHere(j *job) {
+	defer l.done.Done()
+	defer l.finish(j)
+	j.fn(j.ctx)
+}
+
+// finish ends a job that ran: its time goes into the forecast and its place is free,
+// for a queued job if one waits (a worker waiting for a place is woken; when the lane
+// closes, every waiting worker, for those with nothing left to run to return).
+func (l *Lane) finish(j *job) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if j.ctx.Err() == nil {
+		// A cancelled job's time says little about the next ones.
+		l.times.observe(j.kind, j.pixels, l.cfg.Now().Sub(j.started), !j.alone)
+	}
+	delete(l.running, j)
+	l.noteIdle()
+	switch {
+	case l.closed:
+		l.wake.Broadcast()
+	case l.pending > 0:
+		l.wake.Signal()
 	}
 }
 

@@ -3,8 +3,10 @@ package lanes
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -193,5 +195,95 @@ func TestAtMostWorkersJobsRunAtOnce(t *testing.T) {
 	}
 	if _, err := l.Do(context.Background(), Job{}, func(context.Context) {}); !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close got %v, want ErrClosed", err)
+	}
+}
+
+// goroutineID returns the running goroutine's number, from its stack's first line.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	return strings.Fields(string(buf))[1]
+}
+
+// TestAJobRunsInItsCallerWhenAPlaceIsFreeAndNoneWaits: with a worker's place free and
+// no job queued, Do runs the job in the caller's own goroutine (no handoff to a worker
+// and back); with every place taken, the job queues and a worker runs it once one
+// frees, in the order of the queue.
+func TestAJobRunsInItsCallerWhenAPlaceIsFreeAndNoneWaits(t *testing.T) {
+	l := New(Config{Name: "public", Workers: 1, Capacity: 4})
+	defer l.Close()
+	caller := goroutineID()
+	ran := ""
+	if _, err := l.Do(context.Background(), Job{}, func(context.Context) { ran = goroutineID() }); err != nil {
+		t.Fatal(err)
+	}
+	if ran != caller {
+		t.Errorf("a job with a free place ran in goroutine %s, want its caller's %s", ran, caller)
+	}
+	g := newGate()
+	first := submit(l, context.Background(), "", g.job("first"))
+	<-g.started
+	second := submit(l, context.Background(), "", g.job("second"))
+	waitStats(t, l, 1, 1)
+	third := submit(l, context.Background(), "", g.job("third"))
+	waitStats(t, l, 1, 2)
+	close(g.release)
+	for _, done := range []chan error{first, second, third} {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(g.order, ","); got != "first,second,third" {
+		t.Errorf("ran %s, want first,second,third", got)
+	}
+}
+
+// TestJobsInCallersAndWorkersTogetherStayWithinWorkers runs bursts of jobs, some finding
+// a free place (run by their callers) and some queued (run by workers), and checks that
+// no more than Workers run at once, that every job runs, and that Close waits for the
+// jobs running in their callers.
+func TestJobsInCallersAndWorkersTogetherStayWithinWorkers(t *testing.T) {
+	for _, workers := range []int{1, 2, 3} {
+		l := New(Config{Name: "public", Workers: workers, Capacity: 100})
+		var running, peak, ran atomic.Int64
+		var wg sync.WaitGroup
+		for i := range 60 {
+			wg.Go(func() {
+				time.Sleep(time.Duration(i%7) * time.Millisecond)
+				_, err := l.Do(context.Background(), Job{}, func(context.Context) {
+					n := running.Add(1)
+					for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+					}
+					time.Sleep(time.Duration(i%3) * time.Millisecond)
+					running.Add(-1)
+					ran.Add(1)
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if peak.Load() > int64(workers) || ran.Load() != 60 {
+			t.Errorf("%d workers: peak %d at once, %d jobs ran; want at most %d, and 60", workers, peak.Load(), ran.Load(), workers)
+		}
+		// Close waits for a job its caller runs.
+		release, finished := make(chan struct{}), make(chan struct{})
+		go l.Do(context.Background(), Job{}, func(context.Context) { <-release; close(finished) })
+		waitStats(t, l, 1, 0)
+		closed := make(chan struct{})
+		go func() { l.Close(); close(closed) }()
+		select {
+		case <-closed:
+			t.Fatalf("%d workers: Close returned while a job ran", workers)
+		case <-time.After(50 * time.Millisecond):
+		}
+		close(release)
+		<-closed
+		select {
+		case <-finished:
+		default:
+			t.Errorf("%d workers: Close returned before the job finished", workers)
+		}
 	}
 }

@@ -24,8 +24,10 @@ func Transform(in []bool, w, h int) []int32 {
 		return d
 	}
 	// Phase 1, per column: the distance to the nearest pixel outside the shape in the
-	// same column (the outside of the image above and below counts), in a sweep down
-	// and a sweep up. Columns are independent; a band of them is swept row by row so
+	// same column (the outside of the image above and below counts). A sweep down
+	// counts each run of shape pixels from its top; where the run ends (at paper or at
+	// the image's bottom edge), its lower half is set to the distance to that end, the
+	// nearer one there. Columns are independent; a band of them is swept row by row so
 	// that memory is read in order.
 	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
 		for y := 0; y < h; y++ {
@@ -44,18 +46,15 @@ func Transform(in []bool, w, h int) []int32 {
 			for k, on := range inRow {
 				if on {
 					row[k] = above[k] + 1
+				} else if above[k] > 1 {
+					runEnd(d, w, lo+k, y, above[k])
 				}
 			}
 		}
 		last := d[(h-1)*w+lo : (h-1)*w+hi]
-		for k := range last {
-			last[k] = min(last[k], 1)
-		}
-		for y := h - 2; y >= 0; y-- {
-			row, below := d[y*w+lo:y*w+hi], d[(y+1)*w+lo:(y+1)*w+hi]
-			below = below[:len(row)]
-			for k, v := range row {
-				row[k] = min(v, below[k]+1)
+		for k, v := range last {
+			if v > 1 {
+				runEnd(d, w, lo+k, h, v)
 			}
 		}
 	})
@@ -89,18 +88,27 @@ func Transform(in []bool, w, h int) []int32 {
 	return d
 }
 
+// runEnd sets the lower half of the run of shape pixels of column x that ends above row
+// y (paper, or the image's bottom edge) and is n pixels long, counted from its top, to
+// the distance to y where that is the nearer.
+func runEnd(d []int32, w, x, y int, n int32) {
+	for j := int32(1); j < n-j+1; j++ {
+		d[(y-int(j))*w+x] = j
+	}
+}
+
 // Opening returns the morphological opening of the w x h shape in by a disc of radius
 // r, given its squared distance map d (Transform): the pixels of in whose centre lies
 // within r of the centre of a core pixel, one at least r from every pixel outside the
 // shape (d >= r²), so that the disc of radius r around it lies in the shape. Nil when
 // there is no core pixel.
 //
-// It is a distance transform to the core, cut short. The core's box grown by r holds
-// every pixel within reach. The first phase caps column distances just above r, as
-// nothing farther counts (and then a byte holds them). And the second phase runs over
-// the runs of shape pixels alone, not over whole rows: from a core pixel c to a pixel p
-// within reach, the pixels of p's row up to c's column are nearer to c than p is, so
-// nearer than any pixel outside the shape, and are in it.
+// It is a distance transform to the core, cut short. The boxes of the core's groups of
+// near rows, grown by r, hold every pixel within reach. The first phase caps column
+// distances just above r, as nothing farther counts (and then a byte holds them). And
+// the second phase runs over the runs of shape pixels alone, not over whole rows: from
+// a core pixel c to a pixel p within reach, the pixels of p's row up to c's column are
+// nearer to c than p is, so nearer than any pixel outside the shape, and are in it.
 func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 	r2 := r * r
 	least := math.Ceil(r2) // distances are whole numbers
@@ -108,36 +116,56 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		return nil
 	}
 	t := int32(least)
-	x0, y0, x1, y1 := w, h, -1, -1
+	grow := int(math.Ceil(r))
+	var out []bool
+	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
+	// common: each group of closer rows is opened in its own box, the group's cores
+	// grown by grow (boxes of different groups share no row), so that the paper
+	// between a drawing's filled areas is skipped.
+	b := box{x0: w, y0: -1, w: w}
+	flush := func() {
+		if b.y0 < 0 {
+			return
+		}
+		if out == nil {
+			out = make([]bool, w*h)
+		}
+		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
+		// A column distance above r is as good as infinite.
+		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
+			opening(in, d, t, b, uint8(far), r2, out)
+		} else {
+			opening(in, d, t, b, int32(far), r2, out)
+		}
+		b = box{x0: w, y0: -1, w: w}
+	}
 	for y := 0; y < h; y++ {
 		row := d[y*w : (y+1)*w]
+		x0, x1 := -1, -1
 		for x, v := range row {
 			if v >= t {
-				x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), y
+				x0 = x
 				break
 			}
 		}
-		if y1 == y {
-			for x := w - 1; x > x1; x-- {
-				if row[x] >= t {
-					x1 = x
-					break
-				}
+		if x0 < 0 {
+			continue
+		}
+		for x := w - 1; x >= x0; x-- {
+			if row[x] >= t {
+				x1 = x
+				break
 			}
 		}
+		if b.y0 >= 0 && y-b.y1 > 2*grow+1 {
+			flush()
+		}
+		if b.y0 < 0 {
+			b.y0, b.x1 = y, -1
+		}
+		b.x0, b.x1, b.y1 = min(b.x0, x0), max(b.x1, x1), y
 	}
-	if x1 < 0 {
-		return nil
-	}
-	grow := int(math.Ceil(r))
-	b := box{x0: max(0, x0-grow), y0: max(0, y0-grow), x1: min(w-1, x1+grow), y1: min(h-1, y1+grow), w: w}
-	out := make([]bool, w*h)
-	// A column distance above r is as good as infinite.
-	if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-		opening(in, d, t, b, uint8(far), r2, out)
-	} else {
-		opening(in, d, t, b, int32(far), r2, out)
-	}
+	flush()
 	return out
 }
 
@@ -148,6 +176,8 @@ type box struct{ x0, y0, x1, y1, w int }
 func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 float64, out []bool) {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	g := make([]T, bw*bh)
+	// The column distance to the core, capped at far, in one sweep down: counted from
+	// the core above, and lowered above the top of each run of core pixels.
 	_ = parallel.For(context.Background(), bw, 64, func(_, lo, hi int) {
 		for y := range bh {
 			row, drow := g[y*bw+lo:y*bw+hi], d[(y+b.y0)*w+b.x0+lo:(y+b.y0)*w+b.x0+hi]
@@ -164,17 +194,18 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 			above := g[(y-1)*bw+lo : (y-1)*bw+hi]
 			above = above[:len(row)]
 			for k, v := range drow {
-				row[k] = min(above[k]+1, far)
-				if v >= t {
-					row[k] = 0
+				if v < t {
+					row[k] = min(above[k]+1, far)
+					continue
 				}
-			}
-		}
-		for y := bh - 2; y >= 0; y-- {
-			row, below := g[y*bw+lo:y*bw+hi], g[(y+1)*bw+lo:(y+1)*bw+hi]
-			below = below[:len(row)]
-			for k, v := range row {
-				row[k] = min(v, below[k]+1)
+				row[k] = 0
+				// The top of a run of core pixels: the rows above, up to far, are
+				// nearer to it than their count from the core above says.
+				if above[k] != 0 {
+					for j, q := T(1), (y-1)*bw+lo+k; j < far && q >= 0 && j < g[q]; j, q = j+1, q-bw {
+						g[q] = j
+					}
+				}
 			}
 		}
 	})
@@ -193,8 +224,16 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 				for x < bw && inRow[x] {
 					x++
 				}
+				// A run with no core pixel within r in any of its columns has none
+				// within r at all (the paths to it are longer): nothing to open. Most
+				// runs of a drawing's lines are so.
+				near := far
 				for k, v := range gRow[a:x] {
 					sc.g[k] = int64(v) * int64(v)
+					near = min(near, v)
+				}
+				if float64(near)*float64(near) > r2 {
+					continue
 				}
 				run := sc.out[:x-a]
 				envelope(sc, x-a, run, 0)
@@ -232,12 +271,20 @@ const shortRun = 7
 func envelope(sc *rowScratch, n int, out []int32, pad int) {
 	g := sc.g[:n]
 	if n <= shortRun {
-		// A few columns (a thin line's width): every parabola at every point.
+		// A few columns (a thin line's width): at each point, its own parabola and those
+		// of the columns near enough to be lower, dx² < the best so far.
 		for x := pad; x < n-pad; x++ {
-			best := int64(math.MaxInt64)
-			for i, gi := range g {
-				dx := x - i
-				best = min(best, int64(dx*dx)+gi)
+			best := g[x]
+			for dx := 1; int64(dx*dx) < best; dx++ {
+				if i := x - dx; i >= 0 {
+					best = min(best, int64(dx*dx)+g[i])
+				}
+				if i := x + dx; i < n {
+					best = min(best, int64(dx*dx)+g[i])
+				}
+				if x-dx < 0 && x+dx >= n {
+					break
+				}
 			}
 			out[x-pad] = int32(min(best, math.MaxInt32))
 		}

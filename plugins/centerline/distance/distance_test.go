@@ -78,6 +78,9 @@ func TestOpeningIsTheUnionOfTheDiscsThatFit(t *testing.T) {
 		{"radius 3", 60, 50, 3},
 		{"radius 4.2", 70, 40, 4.2},
 		{"a thin image", 120, 12, 2.5},
+		{"a tall image (cores in groups of rows far apart)", 24, 160, 2},
+		{"a tall image, radius 1.5", 16, 200, 1.5},
+		{"a tall image, radius 3", 30, 240, 3},
 	} {
 		// Random blocks and discs of ink, so that discs of radius r fit in some places.
 		in := make([]bool, tc.w*tc.h)

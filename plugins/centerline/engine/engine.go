@@ -32,8 +32,8 @@ const MaxFixedWidth = 100
 
 // Params are the engine's parameters.
 type Params struct {
-	ThresholdMode string  `param:"thresholdMode" enum:"fixed,otsu,adaptive" default:"fixed" desc:"how ink is told from paper: a fixed luma threshold, Otsu's threshold chosen from the image, or an adaptive (Sauvola) threshold per neighbourhood for uneven lighting"`
-	Threshold     int     `param:"threshold" min:"0" max:"255" default:"128" desc:"with thresholdMode fixed: a pixel composited over white is ink when its luma (0.299 R + 0.587 G + 0.114 B) is below this"`
+	ThresholdMode string  `param:"thresholdMode" enum:"auto,fixed,otsu,adaptive" default:"auto" desc:"how ink is told from paper: auto evens out the paper's lighting when it varies across the image (a photographed page) and then applies the fixed threshold; fixed is a luma threshold alone, otsu the threshold chosen from the image's histogram, adaptive a Sauvola threshold per neighbourhood"`
+	Threshold     int     `param:"threshold" min:"0" max:"255" default:"128" desc:"with thresholdMode auto or fixed: a pixel composited over white (and, with auto, its paper evened out) is ink when its luma (0.299 R + 0.587 G + 0.114 B) is below this"`
 	MinLength     float64 `param:"minLength" min:"0" max:"1000" step:"0.5" default:"4" desc:"drop strokes whose drawn extent (length plus width) is shorter than this many pixels: specks and dust"`
 	Tolerance     float64 `param:"tolerance" min:"0.05" max:"10" step:"0.05" default:"0.5" desc:"curve fit tolerance in pixels: how far the lines and curves may stray from the measured centre line; larger gives fewer segments"`
 	StrokeWidth   string  `param:"strokeWidth" default:"auto" maxLength:"16" desc:"auto: each stroke gets its own median width measured from the ink; variable: a stroke is split where its width changes a lot, each part with its own width; a number (0.1 to 100) forces one width in pixels"`
@@ -88,11 +88,11 @@ func Options(p Params) (trace.Options, error) {
 }
 
 // JobMemory bounds the memory of a trace of an image of pixels pixels (see
-// sdk.MemoryBounded): 64 MiB and 16 bytes a pixel, about what a trace keeps alive at
-// its largest (the image 4, its darkness 1, the distance map 4, the skeleton and the
-// filled areas 2, the stroke graph's maps 6), so that the garbage of its earlier steps
-// is collected rather than piled on top.
-func (*Engine) JobMemory(pixels int) int64 { return 64<<20 + 16*int64(pixels) }
+// sdk.MemoryBounded): 64 MiB and 12 bytes a pixel, about what a trace keeps alive at
+// its largest, while it thins (the image 4, its darkness 1, the ink mask 1, the
+// distance map 4, the thinning's grid 1, with the visit order's 4 bytes an ink pixel),
+// so that the garbage of its earlier steps is collected rather than piled on top.
+func (*Engine) JobMemory(pixels int) int64 { return 64<<20 + 12*int64(pixels) }
 
 // Trace traces img's centre lines into an SVG document.
 func (*Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte, error) {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 	"github.com/tracecraft/tracecraft/sdk/label"
 )
 
@@ -223,4 +224,95 @@ func Remove(sk, b []bool) []bool {
 		}
 	}
 	return sk
+}
+
+// Disc is a disc of a stroke's ink: centre and radius in pixels, pixel centres at
+// half-integers.
+type Disc struct{ X, Y, R float64 }
+
+// Cover marks in b, in place, the pixels of the w x h shape in whose centres lie in one
+// of the discs, allocating b when it is nil, and returns b: the ink of strokes drawn as
+// outlines rather than at one width.
+func Cover(b, in []bool, w, h int, discs []Disc) []bool {
+	if b == nil {
+		b = make([]bool, w*h)
+	}
+	for _, c := range discs {
+		y0, y1 := max(0, int(math.Floor(c.Y-c.R))), min(h-1, int(math.Ceil(c.Y+c.R)))
+		for y := y0; y <= y1; y++ {
+			dy := float64(y) + 0.5 - c.Y
+			half := c.R*c.R - dy*dy
+			if half < 0 {
+				continue
+			}
+			s := math.Sqrt(half)
+			x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
+			for x := x0; x <= x1; x++ {
+				if in[y*w+x] {
+					b[y*w+x] = true
+				}
+			}
+		}
+	}
+	return b
+}
+
+// Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
+// the ink a stroke's discs miss at its tapered tip and along its edges.
+func Grow(b, in []bool, w, h, steps int) {
+	next := make([]bool, len(b))
+	for range steps {
+		copy(next, b)
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				if b[i] || !in[i] {
+					continue
+				}
+				if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
+					next[i] = true
+				}
+			}
+		}
+		copy(b, next)
+	}
+}
+
+// Subpixel moves each point of the outlines polys, in place, from its crack's midpoint
+// across the crack to where the darkness of g, interpolated between the centres of the
+// two pixels the crack separates, crosses edge (0..1): an anti-aliased edge's true
+// place, up to half a pixel off the staircase. A point whose two pixels are both on
+// one side of edge stays.
+func Subpixel(polys [][]Pt, g *ink.Image, edge float64) {
+	for _, poly := range polys {
+		for k, p := range poly {
+			var a, b float64 // darkness before and after the crack, across it
+			horizontal := p.Y == math.Floor(p.Y)
+			if horizontal {
+				a, b = g.Bilinear(p.X, p.Y-0.5), g.Bilinear(p.X, p.Y+0.5)
+			} else {
+				a, b = g.Bilinear(p.X-0.5, p.Y), g.Bilinear(p.X+0.5, p.Y)
+			}
+			if (a-edge)*(b-edge) >= 0 {
+				continue
+			}
+			off := (edge-a)/(b-a) - 0.5
+			if horizontal {
+				poly[k].Y += off
+			} else {
+				poly[k].X += off
+			}
+		}
+	}
+}
+
+// Area returns the signed area enclosed by poly (shoelace formula): positive when it
+// turns clockwise on screen (y down), as Outlines' outer boundaries do.
+func Area(poly []Pt) float64 {
+	var a float64
+	for i, p := range poly {
+		q := poly[(i+1)%len(poly)]
+		a += p.X*q.Y - q.X*p.Y
+	}
+	return a / 2
 }

@@ -1,9 +1,11 @@
 package fill
 
 import (
+	"math"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 )
 
 // shape returns a 60 x 40 mask: a 2 px line along y = 5 and a 20 x 20 block.
@@ -88,5 +90,93 @@ func TestBlobsLeaveALineJustWiderThanTheLimit(t *testing.T) {
 				t.Errorf("blobs found: %v, want %v", got, tt.blob)
 			}
 		})
+	}
+}
+
+func TestCoverMarksTheInkInsideTheDiscs(t *testing.T) {
+	const w, h = 20, 10
+	in := make([]bool, w*h)
+	for y := 2; y < 8; y++ {
+		for x := 0; x < w; x++ {
+			in[y*w+x] = x != 10 // ink rows 2..7, but column 10
+		}
+	}
+	b := Cover(nil, in, w, h, []Disc{{X: 5.5, Y: 5.5, R: 2}, {X: 10.5, Y: 5.5, R: 1}})
+	tests := []struct {
+		x, y int
+		want bool
+	}{
+		{5, 5, true}, {7, 5, true}, {8, 5, false}, {5, 3, true}, {5, 2, false},
+		{10, 5, false}, // not ink
+		{11, 5, true}, {12, 5, false}, {5, 8, false}, {0, 0, false},
+	}
+	for _, tt := range tests {
+		if got := b[tt.y*w+tt.x]; got != tt.want {
+			t.Errorf("(%d, %d): %v, want %v", tt.x, tt.y, got, tt.want)
+		}
+	}
+}
+
+func TestGrowSpreadsOverTheInkOnly(t *testing.T) {
+	const w, h = 9, 3
+	in := make([]bool, w*h)
+	for x := 0; x < w; x++ {
+		in[w+x] = x != 6 // the middle row is ink but for a gap at column 6
+	}
+	b := make([]bool, w*h)
+	b[w+2] = true
+	Grow(b, in, w, h, 3)
+	for x := 0; x < w; x++ {
+		if want := x <= 5; b[w+x] != want {
+			t.Errorf("middle row x=%d: %v, want %v", x, b[w+x], want)
+		}
+		if b[x] || b[2*w+x] {
+			t.Errorf("x=%d: paper above or below was grown into", x)
+		}
+	}
+}
+
+func TestSubpixelPlacesTheEdgeWhereTheGreyCrossesHalf(t *testing.T) {
+	// A row: paper, a pixel of 1/4 ink, ink; and a column the same way down.
+	g := &ink.Image{W: 3, H: 3, Pix: []uint8{
+		0, 64, 255,
+		0, 64, 255,
+		255, 255, 255,
+	}}
+	polys := [][]Pt{{{X: 2, Y: 0.5}, {X: 1, Y: 0.5}, {X: 0.5, Y: 2}, {X: 2.5, Y: 3}}}
+	Subpixel(polys, g, 0.5)
+	want := []Pt{
+		{X: 2 - 0.5 + (0.5-64.0/255)/(1-64.0/255), Y: 0.5}, // between 1/4 and full ink
+		{X: 1, Y: 0.5}, // paper to 1/4 ink: no crossing, stays
+		{X: 0.5, Y: 2}, // paper to full ink down: crosses midway, stays
+		{X: 2.5, Y: 3}, // the image's edge: ink to paper outside, midway
+	}
+	for k, p := range polys[0] {
+		if math.Abs(p.X-want[k].X) > 1e-9 || math.Abs(p.Y-want[k].Y) > 1e-9 {
+			t.Errorf("point %d: %v, want %v", k, p, want[k])
+		}
+	}
+}
+
+func TestAreaOfOutlinesIsTheirPixelsArea(t *testing.T) {
+	// A 4 x 3 block with a 1-pixel hole: the outer boundary's crack midpoints enclose
+	// 4 x 3 less the half-pixel corners, the hole's half a pixel, turning the other way.
+	const w, h = 6, 5
+	b := make([]bool, w*h)
+	for y := 1; y < 4; y++ {
+		for x := 1; x < 5; x++ {
+			b[y*w+x] = !(x == 2 && y == 2)
+		}
+	}
+	var pos, neg float64
+	for _, p := range Outlines(b, w, h) {
+		if a := Area(p); a > 0 {
+			pos += a
+		} else {
+			neg += a
+		}
+	}
+	if math.Abs(pos-(12-4*0.125)) > 1e-9 || math.Abs(neg+0.5) > 1e-9 {
+		t.Errorf("areas %v and %v, want %v and -0.5", pos, neg, 12-4*0.125)
 	}
 }

@@ -161,14 +161,81 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 	return cs
 }
 
-// fitRun appends the segments of one run without corners.
+// fitRun appends the segments of one run without corners: from its start, the
+// longest stretch that one line or cubic fits within tol, found by doubling its length
+// and then halving the step (a fit that fails for a stretch rarely holds for a longer
+// one), then the next stretch from where that one ends, the curves meeting with a
+// common tangent. Taking each piece as long as it can be needs fewer segments than
+// splitting the run at its worst point until every part fits.
 func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
-	if len(pts) == 2 || withinLine(pts, tol) {
-		return append(out, Segment{Line: true, P0: pts[0], P3: pts[len(pts)-1]})
+	n := len(pts)
+	if n == 2 || withinLine(pts, tol) {
+		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
 	}
-	t1 := startTangent(pts)
-	t2 := endTangent(pts)
-	return fitCubic(pts, t1, t2, tol, out, 0)
+	for i := 0; i < n-1; {
+		t1 := startTangent(pts[i:])
+		if i > 0 {
+			t1 = midTangent(pts, i)
+		}
+		try := func(j int) (Segment, bool) { return fitPiece(pts, i, j, t1, tol) }
+		// good: the longest stretch known to fit (one step always does); bad: the
+		// shortest known not to.
+		good, bad := i+1, n
+		best, _ := try(good)
+		for step := 4; ; step *= 2 {
+			j := min(i+step, n-1)
+			seg, ok := try(j)
+			if !ok {
+				bad = j
+				break
+			}
+			good, best = j, seg
+			if j == n-1 {
+				break
+			}
+		}
+		for bad-good > 1 {
+			j := (good + bad) / 2
+			if seg, ok := try(j); ok {
+				good, best = j, seg
+			} else {
+				bad = j
+			}
+		}
+		out = append(out, best)
+		i = good
+	}
+	return out
+}
+
+// fitPiece fits pts[i..j] with a line, or else a cubic leaving pts[i] along t1 and
+// reaching pts[j] along the run's direction there, and says whether it stays within
+// tol.
+func fitPiece(pts []Vec, i, j int, t1 Vec, tol float64) (Segment, bool) {
+	piece := pts[i : j+1]
+	if len(piece) == 2 || withinLine(piece, tol) {
+		return Segment{Line: true, P0: piece[0], P3: piece[len(piece)-1]}, true
+	}
+	t2 := endTangent(piece)
+	if j < len(pts)-1 {
+		t2 = midTangent(pts, j).mul(-1)
+	}
+	u := chordParams(piece)
+	seg := generate(piece, u, t1, t2)
+	errMax, _ := maxError(piece, seg, u)
+	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
+		u = reparameterise(piece, seg, u)
+		seg = generate(piece, u, t1, t2)
+		errMax, _ = maxError(piece, seg, u)
+	}
+	return seg, errMax <= tol
+}
+
+// midTangent returns the run's direction at its inner point i, from the points three
+// before and after it.
+func midTangent(pts []Vec, i int) Vec {
+	a, b := max(0, i-3), min(len(pts)-1, i+3)
+	return pts[b].sub(pts[a]).unit()
 }
 
 func withinLine(pts []Vec, tol float64) bool {
@@ -202,46 +269,6 @@ func endTangent(pts []Vec) Vec {
 	n := len(pts)
 	k := min(n-1, 3)
 	return pts[n-1-k].sub(pts[n-1]).unit()
-}
-
-func fitCubic(pts []Vec, t1, t2 Vec, tol float64, out []Segment, depth int) []Segment {
-	n := len(pts)
-	if n == 2 || depth > 24 {
-		d := pts[n-1].dist(pts[0]) / 3
-		return append(out, Segment{P0: pts[0], P1: pts[0].add(t1.mul(d)), P2: pts[n-1].add(t2.mul(d)), P3: pts[n-1]})
-	}
-	u := chordParams(pts)
-	seg := generate(pts, u, t1, t2)
-	errMax, split := maxError(pts, seg, u)
-	if errMax <= tol {
-		return append(out, seg)
-	}
-	if errMax <= tol*4 {
-		for i := 0; i < 6; i++ {
-			u = reparameterise(pts, seg, u)
-			seg = generate(pts, u, t1, t2)
-			errMax, split = maxError(pts, seg, u)
-			if errMax <= tol {
-				return append(out, seg)
-			}
-		}
-	}
-	if split <= 0 || split >= n-1 {
-		split = n / 2
-	}
-	tc := pts[min(n-1, split+1)].sub(pts[max(0, split-1)]).unit()
-	if tc.len() == 0 {
-		tc = pts[n-1].sub(pts[0]).unit()
-	}
-	out = fitPart(pts[:split+1], t1, tc.mul(-1), tol, out, depth+1)
-	return fitPart(pts[split:], tc, t2, tol, out, depth+1)
-}
-
-func fitPart(pts []Vec, t1, t2 Vec, tol float64, out []Segment, depth int) []Segment {
-	if withinLine(pts, tol) {
-		return append(out, Segment{Line: true, P0: pts[0], P3: pts[len(pts)-1]})
-	}
-	return fitCubic(pts, t1, t2, tol, out, depth)
 }
 
 func chordParams(pts []Vec) []float64 {

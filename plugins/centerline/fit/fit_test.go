@@ -102,3 +102,47 @@ func TestFitSmoothsAWobbleAndKeepsTheCurve(t *testing.T) {
 		})
 	}
 }
+
+// TestFitTakesEachPieceAsLongAsItFits fits waves sampled every half pixel: the pieces
+// are as long as the tolerance allows, so a wave of n half periods takes at most n
+// cubics (splitting at the worst point took 7, 9 and 7 here), and the fit stays within
+// the tolerance.
+func TestFitTakesEachPieceAsLongAsItFits(t *testing.T) {
+	tests := []struct {
+		name        string
+		amp, period float64
+		periods     int
+		tol         float64
+		maxSegs     int
+	}{
+		{"a shallow wave", 6, 80, 3, 0.5, 5},
+		{"a steep wave", 15, 60, 4, 0.5, 8},
+		{"a wave at a loose tolerance", 15, 60, 4, 1.5, 5},
+	}
+	for _, tt := range tests {
+		var pts []Vec
+		for x := 0.0; x <= tt.period*float64(tt.periods); x += 0.5 {
+			pts = append(pts, Vec{x, 50 + tt.amp*math.Sin(2*math.Pi*x/tt.period)})
+		}
+		segs := Fit(pts, nil, false, Options{Tolerance: tt.tol, CornerAngle: 55})
+		if len(segs) == 0 || len(segs) > tt.maxSegs {
+			t.Errorf("%s: %d segments, want 1..%d", tt.name, len(segs), tt.maxSegs)
+		}
+		for _, p := range pts {
+			best := math.Inf(1)
+			for _, s := range segs {
+				for k := 0; k <= 100; k++ {
+					q := bezier(s, float64(k)/100)
+					if s.Line {
+						q = s.P0.add(s.P3.sub(s.P0).mul(float64(k) / 100))
+					}
+					best = math.Min(best, q.dist(p))
+				}
+			}
+			if best > tt.tol+0.1 {
+				t.Errorf("%s: point %v is %.2f from the fit", tt.name, p, best)
+				break
+			}
+		}
+	}
+}

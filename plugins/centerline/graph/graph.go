@@ -5,6 +5,7 @@
 package graph
 
 import (
+	"cmp"
 	"math"
 	"slices"
 )
@@ -77,50 +78,107 @@ type edge struct {
 
 var ring = [8][2]int{{1, 0}, {1, -1}, {0, -1}, {-1, -1}, {-1, 0}, {-1, 1}, {0, 1}, {1, 1}}
 
+// The skeleton's pixel states on a grid framed by one empty pixel (see grid): a byte
+// per pixel, the low bits flags and the high nibble the number of skeleton neighbours.
+const (
+	onBit      = 1 << 0 // a skeleton pixel
+	visitedBit = 1 << 1 // a chain pixel already traced
+	nodeBit    = 1 << 2 // a pixel of a node (a junction cluster or a free end)
+	degShift   = 4
+)
+
+// grid is the skeleton on a grid one pixel wider on each side than the image, so that
+// every pixel's eight neighbours are at fixed offsets and none is out of bounds; it
+// holds a byte per pixel (the flags above), the only map Build keeps over the whole
+// image. The skeleton's pixels are listed, so that the scans for nodes and loops visit
+// them alone; node pixels are few and named through a sorted list, not a map.
+type grid struct {
+	st    []uint8
+	pw, w int
+	off   [8]int      // ring's neighbour offsets
+	pix   []int32     // the skeleton's pixels in index order
+	nodes []nodePixel // node pixels sorted by index
+}
+
+// nodePixel is a node's pixel: its index on the framed grid and the node's number.
+type nodePixel struct{ q, id int32 }
+
+// newGrid returns the grid of the w x h skeleton whose pixels are pix (indices on the
+// image, increasing), with every pixel's neighbour count.
+func newGrid(pix []int32, w, h int) *grid {
+	pw := w + 2
+	g := &grid{st: make([]uint8, pw*(h+2)), pw: pw, w: w, pix: make([]int32, len(pix))}
+	for k, r := range ring {
+		g.off[k] = r[1]*pw + r[0]
+	}
+	for k, i := range pix {
+		g.pix[k] = (i/int32(w)+1)*int32(pw) + i%int32(w) + 1
+	}
+	for _, q := range g.pix {
+		g.st[q] = onBit
+	}
+	for _, q := range g.pix {
+		n := uint8(0)
+		for _, o := range g.off {
+			n += g.st[int(q)+o] & onBit
+		}
+		g.st[q] |= n << degShift
+	}
+	return g
+}
+
+func (g *grid) set(q int) bool  { return g.st[q]&onBit != 0 }
+func (g *grid) deg(q int) int   { return int(g.st[q] >> degShift) }
+func (g *grid) node(q int) bool { return g.st[q]&nodeBit != 0 }
+
+// image returns framed index q's index on the image.
+func (g *grid) image(q int) int { return (q/g.pw-1)*g.w + q%g.pw - 1 }
+
+// nodeOf returns the number of the node holding pixel q (g.node(q) must hold).
+func (g *grid) nodeOf(q int) int {
+	k, _ := slices.BinarySearchFunc(g.nodes, int32(q), func(p nodePixel, q int32) int { return cmp.Compare(p.q, q) })
+	return int(g.nodes[k].id)
+}
+
 // Build returns the strokes of skeleton sk (w x h), whose squared distance map is d.
 func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
-	deg := make([]uint8, len(sk))
-	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && sk[y*w+x] }
+	var pix []int32
 	for i, on := range sk {
-		if !on {
-			continue
-		}
-		x, y := i%w, i/w
-		for _, r := range ring {
-			if at(x+r[0], y+r[1]) {
-				deg[i]++
-			}
+		if on {
+			pix = append(pix, int32(i))
 		}
 	}
-	// Nodes: clusters of junction pixels (3 or more neighbours), and free ends.
-	nodeOf := make([]int32, len(sk))
-	for i := range nodeOf {
-		nodeOf[i] = -1
-	}
+	return BuildPixels(pix, d, w, h, o)
+}
+
+// BuildPixels is Build of the skeleton whose pixels are pix (indices on the image, in
+// increasing order), for a caller that has them listed.
+func BuildPixels(pix []int32, d []int32, w, h int, o Options) []Stroke {
+	g := newGrid(pix, w, h)
+	// Nodes: clusters of junction pixels (3 or more neighbours), and free ends; members
+	// lists each node's pixels in index order.
 	var nodes []node
 	var members [][]int
-	for i, on := range sk {
-		if !on || nodeOf[i] >= 0 || deg[i] == 2 {
+	for _, q32 := range g.pix {
+		q := int(q32)
+		if g.node(q) || g.deg(q) == 2 {
 			continue
 		}
 		id := int32(len(nodes))
 		var ms []int
-		if deg[i] <= 1 {
-			nodeOf[i] = id
-			ms = []int{i}
+		g.st[q] |= nodeBit
+		if g.deg(q) <= 1 {
+			ms = []int{q}
 		} else {
-			stack := []int{i}
-			nodeOf[i] = id
+			stack := []int{q}
 			for len(stack) > 0 {
 				p := stack[len(stack)-1]
 				stack = stack[:len(stack)-1]
 				ms = append(ms, p)
-				x, y := p%w, p/w
-				for _, r := range ring {
-					q := (y+r[1])*w + x + r[0]
-					if at(x+r[0], y+r[1]) && deg[q] >= 3 && nodeOf[q] < 0 {
-						nodeOf[q] = id
-						stack = append(stack, q)
+				for _, o := range g.off {
+					if n := p + o; g.set(n) && g.deg(n) >= 3 && !g.node(n) {
+						g.st[n] |= nodeBit
+						stack = append(stack, n)
 					}
 				}
 			}
@@ -128,19 +186,20 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 		}
 		var sx, sy, sr float64
 		for _, p := range ms {
-			sx += float64(p%w) + 0.5
-			sy += float64(p/w) + 0.5
-			sr = max(sr, math.Sqrt(float64(d[p])))
+			sx += float64(p%g.pw-1) + 0.5
+			sy += float64(p/g.pw-1) + 0.5
+			sr = max(sr, math.Sqrt(float64(d[g.image(p)])))
+			g.nodes = append(g.nodes, nodePixel{int32(p), id})
 		}
 		n := float64(len(ms))
-		nodes = append(nodes, node{x: sx / n, y: sy / n, r: sr, end: deg[i] <= 1})
+		nodes = append(nodes, node{x: sx / n, y: sy / n, r: sr, end: g.deg(q) <= 1})
 		members = append(members, ms)
 	}
-	pt := func(p int) Point {
-		return Point{X: float64(p%w) + 0.5, Y: float64(p/w) + 0.5, R: math.Sqrt(float64(d[p]))}
+	slices.SortFunc(g.nodes, func(a, b nodePixel) int { return cmp.Compare(a.q, b.q) })
+	pt := func(q int) Point {
+		return Point{X: float64(q%g.pw-1) + 0.5, Y: float64(q/g.pw-1) + 0.5, R: math.Sqrt(float64(d[g.image(q)]))}
 	}
 	centre := func(n int) Point { return Point{X: nodes[n].x, Y: nodes[n].y, R: nodes[n].r, Junction: !nodes[n].end} }
-	visited := make([]bool, len(sk))
 	var edges []edge
 	addEdge := func(a, b int, pts []Point) {
 		e := len(edges)
@@ -150,21 +209,20 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 	}
 	for n := range nodes {
 		for _, m := range members[n] {
-			x, y := m%w, m/w
-			for _, r := range ring {
-				if !at(x+r[0], y+r[1]) {
+			for _, o := range g.off {
+				q := m + o
+				if !g.set(q) {
 					continue
 				}
-				q := (y+r[1])*w + x + r[0]
-				if nodeOf[q] >= 0 {
+				if g.node(q) {
 					// Two nodes side by side (one of them a free end): one short edge,
 					// added from the lower node.
-					if b := int(nodeOf[q]); b > n {
+					if b := g.nodeOf(q); b > n {
 						addEdge(n, b, []Point{centre(n), centre(b)})
 					}
 					continue
 				}
-				if visited[q] {
+				if g.st[q]&visitedBit != 0 {
 					continue
 				}
 				pts := []Point{centre(n)}
@@ -174,13 +232,11 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 				prev, cur := m, q
 				end := -1
 				for {
-					visited[cur] = true
+					g.st[cur] |= visitedBit
 					pts = append(pts, pt(cur))
-					cx, cy := cur%w, cur/w
 					next := -1
-					for _, r2 := range ring {
-						c := (cy+r2[1])*w + cx + r2[0]
-						if at(cx+r2[0], cy+r2[1]) && c != prev {
+					for _, o2 := range g.off {
+						if c := cur + o2; g.set(c) && c != prev {
 							next = c
 							break
 						}
@@ -188,11 +244,11 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 					if next < 0 {
 						break
 					}
-					if nodeOf[next] >= 0 {
+					if g.node(next) {
 						end = next
 						break
 					}
-					if visited[next] {
+					if g.st[next]&visitedBit != 0 {
 						break
 					}
 					prev, cur = cur, next
@@ -202,7 +258,7 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 					// end the edge where it stops.
 					continue
 				}
-				b := int(nodeOf[end])
+				b := g.nodeOf(end)
 				if !nodes[b].end {
 					pts = append(pts, pt(end))
 				}
@@ -213,20 +269,19 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 	}
 	// Loops without any node.
 	var loops []Stroke
-	for i, on := range sk {
-		if !on || visited[i] || nodeOf[i] >= 0 {
+	for _, q32 := range g.pix {
+		q := int(q32)
+		if g.st[q]&(visitedBit|nodeBit) != 0 {
 			continue
 		}
 		pts := []Point{}
-		prev, cur := -1, i
+		prev, cur := -1, q
 		for cur >= 0 {
-			visited[cur] = true
+			g.st[cur] |= visitedBit
 			pts = append(pts, pt(cur))
-			cx, cy := cur%w, cur/w
 			next := -1
-			for _, r := range ring {
-				c := (cy+r[1])*w + cx + r[0]
-				if at(cx+r[0], cy+r[1]) && c != prev && !visited[c] {
+			for _, o := range g.off {
+				if c := cur + o; g.set(c) && c != prev && g.st[c]&visitedBit == 0 {
 					next = c
 					break
 				}
@@ -245,10 +300,10 @@ func Build(sk []bool, d []int32, w, h int, o Options) []Stroke {
 			dots = append(dots, Stroke{Points: []Point{centre(n)}})
 		}
 	}
-	g := &work{nodes: nodes, edges: edges, o: o}
-	g.prune()
-	g.contract()
-	strokes := g.join()
+	wk := &work{nodes: nodes, edges: edges, o: o}
+	wk.prune()
+	wk.contract()
+	strokes := wk.join()
 	strokes = joinGaps(strokes, o)
 	return append(append(dots, strokes...), loops...)
 }

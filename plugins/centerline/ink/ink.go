@@ -22,9 +22,12 @@ const (
 	Otsu
 	// Adaptive compares each pixel with its neighbourhood (Sauvola), for uneven lighting.
 	Adaptive
+	// Auto divides out the paper's lighting when it is uneven (Flatten) and then
+	// thresholds like Fixed.
+	Auto
 )
 
-// ParseMode returns the Mode called s: "fixed", "otsu" or "adaptive".
+// ParseMode returns the Mode called s: "fixed", "otsu", "adaptive" or "auto".
 func ParseMode(s string) (Mode, error) {
 	switch s {
 	case "fixed":
@@ -33,6 +36,8 @@ func ParseMode(s string) (Mode, error) {
 		return Otsu, nil
 	case "adaptive":
 		return Adaptive, nil
+	case "auto":
+		return Auto, nil
 	}
 	return 0, fmt.Errorf("unknown threshold mode %q", s)
 }
@@ -131,9 +136,23 @@ func (m *Mask) Count() int {
 	return n
 }
 
+// Binarise returns the darkness to measure the ink on and its ink mask: in Auto mode g
+// with dim or uneven lighting divided out (Flatten) and its ink stretched to black
+// (Stretch), thresholded as in Fixed mode; in the others g itself and Threshold's mask.
+func Binarise(g *Image, mode Mode, level float64) (*Image, *Mask) {
+	if mode == Auto {
+		var dim bool
+		if g, dim = Flatten(g); dim {
+			Stretch(g)
+		}
+		mode = Fixed
+	}
+	return g, Threshold(g, mode, level)
+}
+
 // Threshold returns the ink mask of g: pixels whose darkness is above 255 - level in
-// Fixed mode (level is the luma threshold, as potrace's), above Otsu's level, or above
-// Sauvola's local level over a window of about four line widths.
+// Fixed (or Auto) mode (level is the luma threshold, as potrace's), above Otsu's
+// level, or above Sauvola's local level over a window of about four line widths.
 func Threshold(g *Image, mode Mode, level float64) *Mask {
 	m := NewMask(g.W, g.H)
 	switch mode {

@@ -24,15 +24,25 @@ func Greedy(ends []Ends) ([]Step, float64) {
 	var x, y, travel float64
 	for k := 0; k < n; k++ {
 		best, rev, bestD := -1, false, math.Inf(1)
+		// Only ends whose squared distance is about the best's or less can be nearer:
+		// the distance itself (math.Hypot, as the travel adds it) is taken of those
+		// alone. The margin is far wider than the rounding of either.
+		lim := math.Inf(1)
 		for i, e := range ends {
 			if done[i] {
 				continue
 			}
-			if d := math.Hypot(e.X0-x, e.Y0-y); d < bestD {
-				best, rev, bestD = i, false, d
+			if dx, dy := e.X0-x, e.Y0-y; dx*dx+dy*dy <= lim {
+				if d := math.Hypot(dx, dy); d < bestD {
+					best, rev, bestD = i, false, d
+					lim = d * d * (1 + 1e-9)
+				}
 			}
-			if d := math.Hypot(e.X1-x, e.Y1-y); d < bestD {
-				best, rev, bestD = i, true, d
+			if dx, dy := e.X1-x, e.Y1-y; dx*dx+dy*dy <= lim {
+				if d := math.Hypot(dx, dy); d < bestD {
+					best, rev, bestD = i, true, d
+					lim = d * d * (1 + 1e-9)
+				}
 			}
 		}
 		done[best] = true

@@ -47,6 +47,17 @@ var tip = func() (t [256]bool) {
 	return t
 }()
 
+// freeTip[c] says whether Thin removes a pixel whose neighbours are c without asking
+// whether it ends a ridge: it is simple with two neighbours or more; freeNoTip[c] the
+// same, but for the ends of two-pixel-wide lines (tip), which phase 0 defers.
+var freeTip, freeNoTip = func() (all, noTip [256]bool) {
+	for c := range 256 {
+		all[c] = simple[c] && bits.OnesCount8(uint8(c)) >= 2
+		noTip[c] = all[c] && !tip[c]
+	}
+	return all, noTip
+}()
+
 // components counts the 8-connected components of the set neighbours of configuration
 // c (fg), or the 4-connected components of the unset neighbours that contain an edge
 // neighbour (background).
@@ -96,9 +107,67 @@ func abs(v int) int {
 	return v
 }
 
+// Skeleton is a shape's thinned medial axis: a list of pixels, a small part of the
+// image, so that no map of the whole image is kept.
+type Skeleton struct {
+	// at lists the skeleton's pixels (indices on the image), in the order thinned.
+	at []int32
+	// n is the number of the image's pixels.
+	n int
+	// depths are the distinct squared distances of the thinned skeleton's pixels,
+	// increasing, and counts[k] is the number of its pixels at depths[k].
+	depths []int32
+	counts []int
+}
+
+// Pixels returns the indices on the image of the skeleton's pixels, in increasing
+// order.
+func (s *Skeleton) Pixels() []int32 {
+	out := slices.Clone(s.at)
+	slices.Sort(out)
+	return out
+}
+
+// Mask returns the skeleton as a mask of the image's pixels.
+func (s *Skeleton) Mask() []bool {
+	m := make([]bool, s.n)
+	for _, i := range s.at {
+		m[i] = true
+	}
+	return m
+}
+
+// Remove takes off the skeleton its pixels where mask (of the image's pixels) is set,
+// so that no stroke runs through a filled area. The distances MedianDepth counts are
+// those of the skeleton as thinned.
+func (s *Skeleton) Remove(mask []bool) {
+	s.at = slices.DeleteFunc(s.at, func(i int32) bool { return mask[i] })
+}
+
+// MedianDepth returns the median squared distance from the skeleton's pixels to the
+// paper (the one at index n/2 of the n pixels' distances in increasing order), and
+// false when the skeleton is empty.
+func (s *Skeleton) MedianDepth() (int32, bool) {
+	n := 0
+	for _, c := range s.counts {
+		n += c
+	}
+	if n == 0 {
+		return 0, false
+	}
+	at := n / 2
+	for k, c := range s.counts {
+		if at < c {
+			return s.depths[k], true
+		}
+		at -= c
+	}
+	panic("unreachable: the counts add up to n")
+}
+
 // Thin returns the skeleton of the w x h shape in, given its squared distance map d
 // (package distance). It checks ctx between distance layers.
-func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
+func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error) {
 	// The shape on a grid with a one-pixel empty frame, so that every pixel's eight
 	// neighbours are at fixed offsets.
 	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
@@ -113,11 +182,10 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 	// named by their index on the framed grid.
 	order, layers := visitOrder(in, d, w, sk) // and sets sk
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
-	config := func(q int) (c, n int) {
-		nb := sk[q-pw-1 : q+pw+2]
-		c = int(nb[pw+2]) | int(nb[2])<<1 | int(nb[1])<<2 | int(nb[0])<<3 |
-			int(nb[pw])<<4 | int(nb[2*pw])<<5 | int(nb[2*pw+1])<<6 | int(nb[2*pw+2])<<7
-		return c, bits.OnesCount8(uint8(c))
+	config := func(q int) uint8 {
+		// Three rows of three, so that the nine reads need no bounds checks.
+		up, mid, dn := sk[q-pw-1:q-pw+2], sk[q-1:q+2], sk[q+pw-1:q+pw+2]
+		return mid[2] | up[2]<<1 | up[1]<<2 | up[0]<<3 | mid[0]<<4 | dn[0]<<5 | dn[1]<<6 | dn[2]<<7
 	}
 	// ridgeEnd says whether pixel q may end a line: no neighbour in the shape is
 	// farther from the boundary by half a pixel or more. (Exact distances along a ridge
@@ -134,6 +202,9 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 		}
 		return true
 	}
+	// kept[li] is the number of layer li's pixels left in the skeleton, compacted to the
+	// layer's start in order.
+	kept := make([]int, len(layers))
 	for li := 0; li+1 < len(layers); li++ {
 		start, end := layers[li], layers[li+1]
 		if li&0xff == 0 || end-start > 4096 {
@@ -149,12 +220,17 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 			if phase == 1 && dl < 9 {
 				break // phase 0 deferred nothing
 			}
+			// A simple pixel goes when free (see the tables) or when it ends no ridge.
+			free := &freeTip
+			if phase == 0 && dl >= 9 {
+				free = &freeNoTip
+			}
 			for changed := true; changed; {
 				changed = false
 				keep := layer[:0]
 				for _, p := range layer {
-					c, n := config(int(p))
-					if simple[c] && (n >= 2 && (phase == 1 || !tip[c] || dl < 9) || !ridgeEnd(int(p))) {
+					c := config(int(p))
+					if free[c] || simple[c] && !ridgeEnd(int(p)) {
 						sk[p] = 0
 						changed = true
 						continue
@@ -164,13 +240,21 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) ([]bool, error) {
 				layer = keep
 			}
 		}
+		kept[li] = len(layer)
 	}
-	out := make([]bool, w*h)
-	for y := 0; y < h; y++ {
-		dst := out[y*w : (y+1)*w]
-		for x, v := range sk[(y+1)*pw+1 : (y+1)*pw+1+w] {
-			dst[x] = v == 1
+	// The skeleton is the pixels kept, a small part of the image: set them alone, and
+	// count them by distance (layers are in increasing distance).
+	out := &Skeleton{n: w * h}
+	for li := 0; li+1 < len(layers); li++ {
+		kp := order[layers[li] : layers[li]+kept[li]]
+		if len(kp) == 0 {
+			continue
 		}
+		for _, p := range kp {
+			out.at = append(out.at, int32(unframe(p)))
+		}
+		out.depths = append(out.depths, d[unframe(kp[0])])
+		out.counts = append(out.counts, len(kp))
 	}
 	return out, nil
 }

@@ -50,7 +50,7 @@ func TestThinKeepsTheMedialLineOfABar(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "...........\n...........\n..#######..\n...........\n...........\n"
-	if got := show(sk, w); got != want {
+	if got := show(sk.Mask(), w); got != want {
 		t.Errorf("got\n%swant\n%s", got, want)
 	}
 }
@@ -66,6 +66,7 @@ func TestThinKeepsARingsHole(t *testing.T) {
 		".......",
 	)
 	sk, _ := Thin(context.Background(), in, distance.Transform(in, w, h), w, h)
+	mask := sk.Mask()
 	// The skeleton must still enclose the centre: the background from the centre cannot
 	// reach the border through 4-connected steps.
 	seen := map[int]bool{3*w + 3: true}
@@ -75,11 +76,11 @@ func TestThinKeepsARingsHole(t *testing.T) {
 		stack = stack[:len(stack)-1]
 		x, y := i%w, i/w
 		if x == 0 || y == 0 || x == w-1 || y == h-1 {
-			t.Fatalf("the hole leaks to the border:\n%s", show(sk, w))
+			t.Fatalf("the hole leaks to the border:\n%s", show(sk.Mask(), w))
 		}
 		for _, o := range [][2]int{{1, 0}, {-1, 0}, {0, 1}, {0, -1}} {
 			j := (y+o[1])*w + x + o[0]
-			if !sk[j] && !seen[j] {
+			if !mask[j] && !seen[j] {
 				seen[j] = true
 				stack = append(stack, j)
 			}
@@ -196,14 +197,101 @@ func TestThinKeepsTheEndOfAnEvenBand(t *testing.T) {
 				t.Fatal(err)
 			}
 			top := h
-			for i, on := range sk {
+			for i, on := range sk.Mask() {
 				if on {
 					top = min(top, i/w)
 				}
 			}
 			if got := float64(top) + 0.5; got > cy+r+1 {
-				t.Errorf("the skeleton starts at y %.1f, want at most %.1f (the end's centre %.1f plus a radius and a pixel)\n%s", got, cy+r+1, cy, show(sk, w))
+				t.Errorf("the skeleton starts at y %.1f, want at most %.1f (the end's centre %.1f plus a radius and a pixel)\n%s", got, cy+r+1, cy, show(sk.Mask(), w))
 			}
 		})
+	}
+}
+
+func TestMedianDepthIsTheMedianOfTheSkeletonsDistances(t *testing.T) {
+	tests := []struct {
+		name string
+		rows []string
+	}{
+		{"a bar", []string{"...........", ".#########.", ".#########.", ".#########.", "..........."}},
+		{"a bar and a thicker block", []string{
+			"..............",
+			".####.........",
+			".####..######.",
+			".......######.",
+			".......######.",
+			".......######.",
+			".......######.",
+			"..............",
+		}},
+		{"nothing", []string{"....", "...."}},
+	}
+	for _, tt := range tests {
+		in, w, h := parse(tt.rows...)
+		d := distance.Transform(in, w, h)
+		sk, err := Thin(context.Background(), in, d, w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var depths []int32
+		for i, on := range sk.Mask() {
+			if on {
+				depths = append(depths, d[i])
+			}
+		}
+		slices.Sort(depths)
+		got, ok := sk.MedianDepth()
+		if len(depths) == 0 {
+			if ok {
+				t.Errorf("%s: median %d of an empty skeleton", tt.name, got)
+			}
+			continue
+		}
+		if want := depths[len(depths)/2]; !ok || got != want {
+			t.Errorf("%s: median depth %d (%v), want %d of %v", tt.name, got, ok, want, depths)
+		}
+	}
+}
+
+func TestRemoveClearsTheSkeletonUnderTheMaskAloneAndPixelsListsTheRest(t *testing.T) {
+	in, w, h := parse(
+		"...........",
+		".#########.",
+		".#########.",
+		".#########.",
+		"...........",
+	)
+	for _, tc := range []struct {
+		name string
+		mask func(x, y int) bool
+	}{
+		{"nothing", func(x, y int) bool { return false }},
+		{"the right half", func(x, y int) bool { return x >= w/2 }},
+		{"everything", func(x, y int) bool { return true }},
+	} {
+		sk, err := Thin(context.Background(), in, distance.Transform(in, w, h), w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sk.Mask()
+		mask := make([]bool, w*h)
+		for i := range mask {
+			mask[i] = tc.mask(i%w, i/w)
+			want[i] = want[i] && !mask[i]
+		}
+		sk.Remove(mask)
+		if !slices.Equal(sk.Mask(), want) {
+			t.Errorf("%s: got\n%swant\n%s", tc.name, show(sk.Mask(), w), show(want, w))
+		}
+		var listed []int32
+		for i, on := range want {
+			if on {
+				listed = append(listed, int32(i))
+			}
+		}
+		if got := sk.Pixels(); !slices.Equal(got, listed) {
+			t.Errorf("%s: Pixels() = %v, want %v", tc.name, got, listed)
+		}
 	}
 }

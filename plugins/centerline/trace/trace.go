@@ -48,7 +48,8 @@ const (
 
 // Options are the tracer's settings.
 type Options struct {
-	// Threshold and Level binarise the image (Level is the luma threshold of Fixed).
+	// Threshold and Level binarise the image (Level is the luma threshold of Fixed and
+	// Auto).
 	Threshold ink.Mode
 	Level     float64
 	// MinLength drops strokes whose drawn extent (length plus width) is shorter.
@@ -70,7 +71,7 @@ type Options struct {
 
 // DefaultOptions returns the engine's defaults.
 func DefaultOptions() Options {
-	return Options{Threshold: ink.Fixed, Level: 128, MinLength: 4, Tolerance: 0.5, CloseLoops: true, Colors: 1}
+	return Options{Threshold: ink.Auto, Level: 128, MinLength: 4, Tolerance: 0.5, CloseLoops: true, Colors: 1}
 }
 
 // Result is a traced image.
@@ -84,6 +85,18 @@ type Result struct {
 	Groups []svgout.Group
 }
 
+// The filled outlines' fit: its tolerance in pixels, and the smallest turn in degrees
+// that makes a corner (blunter turns are fitted as curves, with fewer segments).
+const (
+	outlineTolerance = 0.75
+	outlineCorner    = 80
+)
+
+// minFillArea is the least area, in square pixels, of a filled outline or a hole in
+// one that is written: smaller ones (specks and pinholes left where the strokes'
+// discs and the blobs meet) cost segments and show little.
+const minFillArea = 8
+
 // blobFactor: an area is a filled blob, not a line, where a disc this many times the
 // typical line radius fits (and at least minBlobRadius pixels).
 const (
@@ -96,8 +109,7 @@ func Trace(ctx context.Context, img *image.NRGBA, o Options) (Result, error) {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	var groups []svgout.Group
 	if o.Colors <= 1 {
-		g := ink.Darkness(img)
-		m := ink.Threshold(g, o.Threshold, o.Level)
+		g, m := ink.Binarise(ink.Darkness(img), o.Threshold, o.Level)
 		grp, err := traceMask(ctx, g, m.Pix, w, h, o)
 		if err != nil {
 			return Result{}, err
@@ -105,8 +117,7 @@ func Trace(ctx context.Context, img *image.NRGBA, o Options) (Result, error) {
 		grp.Color = color.NRGBA{A: 255}
 		groups = append(groups, grp)
 	} else {
-		g := ink.Strength(img)
-		m := ink.Threshold(g, o.Threshold, o.Level)
+		g, m := ink.Binarise(ink.Strength(img), o.Threshold, o.Level)
 		cols, labels := ink.Palette(img, m, o.Colors)
 		for c, col := range cols {
 			mc := make([]bool, len(labels))
@@ -151,28 +162,21 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return grp, err
 	}
 	// The typical line radius: the median distance on the skeleton.
-	var radii []int32
-	for i, on := range sk {
-		if on {
-			radii = append(radii, d[i])
-		}
-	}
 	typical := 1.0
-	if len(radii) > 0 {
-		slices.Sort(radii)
-		typical = math.Sqrt(float64(radii[len(radii)/2]))
+	if md, ok := sk.MedianDepth(); ok {
+		typical = math.Sqrt(float64(md))
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
 	blobs := fill.Blobs(m, d, w, h, blobR)
 	if blobs != nil {
-		sk = fill.Remove(sk, blobs)
+		sk.Remove(blobs)
 	}
 	// The ink level before the graph, so that the mask is no longer needed (nor kept)
 	// while the graph is built.
 	level := width.InkLevel(g, m, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
-	ss := graph.Build(sk, d, w, h, gopt)
+	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
@@ -189,12 +193,18 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	width.Snap(all, g, level)
 	fitted := make([][]svgout.Stroke, len(ss))
+	discs := make([][]fill.Disc, len(ss))
 	if err := parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			fitted[i] = fitStroke(ss[i], all[i], g, level, o, fopt)
+			fitted[i], discs[i] = fitStroke(ss[i], all[i], g, level, o, fopt)
 		}
 	}); err != nil {
 		return grp, err
+	}
+	// The ink of strokes too uneven for one width joins the filled areas.
+	if ds := slices.Concat(discs...); len(ds) > 0 {
+		blobs = fill.Cover(blobs, m, w, h, ds)
+		fill.Grow(blobs, m, w, h, taperGrow)
 	}
 	for _, f := range fitted {
 		grp.Strokes = append(grp.Strokes, f...)
@@ -207,12 +217,17 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 				grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: []fit.Segment{{Line: true, P0: a, P3: b}}, Width: spacing})
 			}
 		} else {
-			for _, poly := range fill.Outlines(blobs, w, h) {
+			polys := fill.Outlines(blobs, w, h)
+			fill.Subpixel(polys, g, level/2)
+			for _, poly := range polys {
+				if math.Abs(fill.Area(poly)) < minFillArea {
+					continue
+				}
 				pts := make([]fit.Vec, len(poly))
 				for i, p := range poly {
 					pts[i] = fit.Vec{X: p.X, Y: p.Y}
 				}
-				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: 0.75, CornerAngle: 60}); len(segs) > 0 {
+				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner}); len(segs) > 0 {
 					grp.Fills = append(grp.Fills, segs)
 				}
 			}
@@ -221,14 +236,33 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	return grp, nil
 }
 
+// A stroke is drawn as a filled outline where its measured widths stray from the one
+// width it would be drawn with by taperPx pixels and taperShare of its width on average;
+// taperGrow pixels of ink around its discs join it (its tips, its edges).
+const (
+	taperPx    = 1.5
+	taperShare = 0.15
+	taperGrow  = 2
+)
+
+// uneven says whether part, measured as a stroke of width wd, strays too far from
+// that width to be drawn at it.
+func uneven(part width.Measured, wd float64) bool {
+	px, share := part.Spread(wd)
+	return px >= taperPx && share >= taperShare
+}
+
 // fitStroke returns stroke s, measured as meas, as drawn strokes: none when it is
 // shorter than o.MinLength, else its parts (several where o.Width is WidthVariable)
-// with their fitted segments and widths.
-func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options) []svgout.Stroke {
+// with their fitted segments and widths; and, with o.Fill FillOutline and widths
+// measured, the discs of the ink of the parts too uneven to be drawn at one width
+// instead of those parts.
+func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options) ([]svgout.Stroke, []fill.Disc) {
 	var out []svgout.Stroke
+	var discs []fill.Disc
 	fallback := fallbackWidth(s)
 	if s.Length()+meas.Median(fallback) < o.MinLength {
-		return nil
+		return nil, nil
 	}
 	width.Ends(&meas, g, level, meas.Median(fallback))
 	parts := []width.Measured{meas}
@@ -236,6 +270,15 @@ func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64,
 		parts = width.Split(meas, 1.5, 8)
 	}
 	for _, part := range parts {
+		wd := part.Median(fallback)
+		if o.Width == WidthFixed {
+			wd = o.FixedWidth
+		} else if o.Fill == FillOutline && uneven(part, wd) {
+			for _, p := range part.Points {
+				discs = append(discs, fill.Disc{X: p.X, Y: p.Y, R: p.R + 0.5})
+			}
+			continue
+		}
 		pts := make([]fit.Vec, len(part.Points))
 		radius := make([]float64, len(part.Points))
 		for i, p := range part.Points {
@@ -247,13 +290,9 @@ func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64,
 			// A dot: a zero-length line drawn with round caps.
 			segs = []fit.Segment{{Line: true, P0: pts[0], P3: pts[0]}}
 		}
-		wd := part.Median(fallback)
-		if o.Width == WidthFixed {
-			wd = o.FixedWidth
-		}
 		out = append(out, svgout.Stroke{Segments: segs, Width: wd, Closed: part.Closed})
 	}
-	return out
+	return out, discs
 }
 
 // ordered returns strokes in greedy pen order, reversing those drawn backwards, and

@@ -77,3 +77,54 @@ func TestACrossGivesTwoStrokes(t *testing.T) {
 		t.Errorf("%d strokes, want 2:\n%s", res.Strokes, res.SVG)
 	}
 }
+
+// wedge paints, anti-aliased, a horizontal stroke along y = 30 from x = 10 to 110 whose
+// width grows from w0 to w1.
+func wedge(img *image.NRGBA, w0, w1 float64) {
+	for y := 0; y < img.Rect.Dy(); y++ {
+		for x := 0; x < img.Rect.Dx(); x++ {
+			cov := 0
+			for sy := 0; sy < 4; sy++ {
+				for sx := 0; sx < 4; sx++ {
+					px, py := float64(x)+(float64(sx)+0.5)/4, float64(y)+(float64(sy)+0.5)/4
+					t := (px - 10) / 100
+					if t >= 0 && t <= 1 && math.Abs(py-30) <= (w0+t*(w1-w0))/2 {
+						cov++
+					}
+				}
+			}
+			v := uint8(255 * (16 - cov) / 16)
+			img.SetNRGBA(x, y, color.NRGBA{v, v, v, 255})
+		}
+	}
+}
+
+func TestAStrokeTooUnevenForOneWidthIsFilled(t *testing.T) {
+	hatch := DefaultOptions()
+	hatch.Fill = FillHatch
+	fixed := DefaultOptions()
+	fixed.Width, fixed.FixedWidth = WidthFixed, 4
+	tests := []struct {
+		name          string
+		w0, w1        float64
+		o             Options
+		strokes, fill int
+	}{
+		{"an even line is a stroke", 8, 8, DefaultOptions(), 1, 0},
+		{"a line a little wider at one end is a stroke", 6, 8, DefaultOptions(), 1, 0},
+		{"a wedge is a filled outline", 2, 18, DefaultOptions(), 0, 1},
+		{"a wedge stays a stroke when hatching", 2, 18, hatch, 1, 0},
+		{"a wedge stays a stroke at a fixed width", 2, 18, fixed, 1, 0},
+	}
+	for _, tt := range tests {
+		img := white(120, 60)
+		wedge(img, tt.w0, tt.w1)
+		res, err := Trace(context.Background(), img, tt.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Strokes != tt.strokes || len(res.Groups[0].Fills) != tt.fill {
+			t.Errorf("%s: %d strokes and %d filled outlines, want %d and %d:\n%s", tt.name, res.Strokes, len(res.Groups[0].Fills), tt.strokes, tt.fill, res.SVG)
+		}
+	}
+}

@@ -521,3 +521,21 @@ func (b box) add(x, y float64) box {
 func (b box) near(c box, d float64) bool {
 	return b.x0 <= c.x1+d && c.x0 <= b.x1+d && b.y0 <= c.y1+d && c.y0 <= b.y1+d
 }
+
+// Spread returns how far m's known widths stray from wd: their mean distance from it
+// in pixels, and that as a share of their mean width; zeros when none is known.
+func (m *Measured) Spread(wd float64) (px, share float64) {
+	var dev, sum float64
+	n := 0
+	for _, w := range m.Widths {
+		if !math.IsNaN(w) {
+			dev += math.Abs(w - wd)
+			sum += w
+			n++
+		}
+	}
+	if n == 0 || sum == 0 {
+		return 0, 0
+	}
+	return dev / float64(n), dev / sum
+}

@@ -268,3 +268,25 @@ func TestSnapKeepsTheExtensionOnInk(t *testing.T) {
 		}
 	}
 }
+
+func TestSpreadIsTheMeanDistanceFromTheWidth(t *testing.T) {
+	nan := math.NaN()
+	tests := []struct {
+		name      string
+		widths    []float64
+		wd        float64
+		px, share float64
+	}{
+		{"even", []float64{4, 4, 4}, 4, 0, 0},
+		{"a taper", []float64{2, 4, 6}, 4, 4.0 / 3, 4.0 / 12},
+		{"unknown widths are left out", []float64{nan, 2, 6, nan}, 4, 2, 0.5},
+		{"none known", []float64{nan}, 4, 0, 0},
+	}
+	for _, tt := range tests {
+		m := Measured{Widths: tt.widths}
+		px, share := m.Spread(tt.wd)
+		if math.Abs(px-tt.px) > 1e-12 || math.Abs(share-tt.share) > 1e-12 {
+			t.Errorf("%s: Spread = %v, %v, want %v, %v", tt.name, px, share, tt.px, tt.share)
+		}
+	}
+}

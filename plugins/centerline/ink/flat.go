@@ -1,0 +1,202 @@
+package ink
+
+import (
+	"math"
+	"slices"
+)
+
+// Paper lighting (flat-field correction). A photographed page is lit unevenly or dimly:
+// its paper is bright in one corner and grey in another, and a fixed threshold turns
+// the grey paper into ink. Flatten estimates the paper's brightness over a grid of tiles
+// and divides it out, so that paper is white everywhere and ink keeps its contrast
+// with the paper around it. Unlike a local threshold, it also gives the width
+// measurement (which reads the darkness as coverage) paper of darkness 0.
+
+// DimPaper is the share of white below which Flatten finds the paper dim (its 5th
+// percentile over the tiles): shaded or grey all over, as in a photograph, where the
+// paper's grain and shading cross a fixed threshold. White paper, a scan or a drawing,
+// stays as it is.
+const DimPaper = 0.8
+
+// paperStep is the largest ratio by which the paper may dim from one tile to the next
+// and still be paper: light falls off smoothly, while a tile much darker than its
+// lit neighbours lies inside a filled area, whose brightness says nothing of the paper.
+const paperStep = 0.6
+
+// Flatten returns g with the paper's lighting divided out, and whether it found the
+// paper dim (see DimPaper); when it did not, it returns g itself.
+func Flatten(g *Image) (*Image, bool) {
+	t := tileSide(g.W, g.H)
+	tw, th := (g.W+t-1)/t, (g.H+t-1)/t
+	if tw < 2 && th < 2 {
+		return g, false
+	}
+	est := paperTiles(g, t, tw, th)
+	trusted := litTiles(est, tw, th)
+	var lit []float64
+	for i, ok := range trusted {
+		if ok {
+			lit = append(lit, est[i])
+		}
+	}
+	slices.Sort(lit)
+	if lit[len(lit)*5/100] >= DimPaper*255 {
+		return g, false
+	}
+	fillTiles(est, trusted, tw, th)
+	out := &Image{W: g.W, H: g.H, Pix: make([]uint8, len(g.Pix))}
+	for y := 0; y < g.H; y++ {
+		// Tile centres are at (i+0.5) t: interpolate between the two around the pixel.
+		fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(t)-0.5))
+		j0 := int(fy)
+		j1, wy := min(j0+1, th-1), fy-float64(j0)
+		for x := 0; x < g.W; x++ {
+			fx := math.Max(0, math.Min(float64(tw-1), (float64(x)+0.5)/float64(t)-0.5))
+			i0 := int(fx)
+			i1, wx := min(i0+1, tw-1), fx-float64(i0)
+			a := est[j0*tw+i0]*(1-wx) + est[j0*tw+i1]*wx
+			b := est[j1*tw+i0]*(1-wx) + est[j1*tw+i1]*wx
+			paper := a*(1-wy) + b*wy
+			bright := 255 - float64(g.Pix[y*g.W+x])
+			v := math.Min(255, math.Round(bright*255/math.Max(paper, 1)))
+			out.Pix[y*g.W+x] = uint8(255 - v)
+		}
+	}
+	return out, true
+}
+
+// maxStretch bounds Stretch's gain: faint ink is made at most this much darker, so that
+// paper grain is not made into ink where there is little ink to measure.
+const maxStretch = 3
+
+// Stretch scales g's darkness, in place, so that its ink (the mean darkness of the
+// pixels above Otsu's level) is full black, by a gain of at most maxStretch: under dim
+// light the ink is grey, and a threshold halfway to black would miss it.
+func Stretch(g *Image) {
+	t := OtsuLevel(g)
+	var sum, n float64
+	for _, v := range g.Pix {
+		if v > t {
+			sum += float64(v)
+			n++
+		}
+	}
+	if n == 0 || sum == 0 {
+		return
+	}
+	gain := math.Min(maxStretch, 255*n/sum)
+	if gain <= 1 {
+		return
+	}
+	var lut [256]uint8
+	for i := range lut {
+		lut[i] = uint8(math.Min(255, math.Round(float64(i)*gain)))
+	}
+	for i, v := range g.Pix {
+		g.Pix[i] = lut[v]
+	}
+}
+
+// tileSide returns the side of the lighting grid's tiles: a twelfth of the image's
+// shorter side, within 24 to 128 pixels, so that most tiles show some paper beside
+// letters and lines while the lighting changes little across one.
+func tileSide(w, h int) int { return max(24, min(128, min(w, h)/12)) }
+
+// paperTiles returns the paper brightness of each tile: the 95th percentile of its
+// pixels' brightness (255 less darkness), which is paper wherever a twentieth of the
+// tile is.
+func paperTiles(g *Image, t, tw, th int) []float64 {
+	est := make([]float64, tw*th)
+	for j := 0; j < th; j++ {
+		for i := 0; i < tw; i++ {
+			var hist [256]int
+			n := 0
+			for y := j * t; y < min(g.H, (j+1)*t); y++ {
+				for _, d := range g.Pix[y*g.W+i*t : y*g.W+min(g.W, (i+1)*t)] {
+					hist[255-int(d)]++
+					n++
+				}
+			}
+			target := n * 95 / 100
+			c := 0
+			for v := 0; v < 256; v++ {
+				c += hist[v]
+				if c > target {
+					est[j*tw+i] = float64(v)
+					break
+				}
+			}
+		}
+	}
+	return est
+}
+
+// litTiles marks the tiles whose estimate is paper: those reached from the brightest
+// tile through neighbours (8-connected), each step dimming by no more than paperStep.
+func litTiles(est []float64, tw, th int) []bool {
+	trusted := make([]bool, len(est))
+	start := 0
+	for i, v := range est {
+		if v > est[start] {
+			start = i
+		}
+	}
+	trusted[start] = true
+	queue := []int{start}
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		kx, ky := k%tw, k/tw
+		for dy := -1; dy <= 1; dy++ {
+			for dx := -1; dx <= 1; dx++ {
+				x, y := kx+dx, ky+dy
+				if x < 0 || y < 0 || x >= tw || y >= th {
+					continue
+				}
+				n := y*tw + x
+				if !trusted[n] && est[n] >= paperStep*est[k] {
+					trusted[n] = true
+					queue = append(queue, n)
+				}
+			}
+		}
+	}
+	return trusted
+}
+
+// fillTiles replaces the estimate of each tile that is not paper by the mean of its
+// neighbours already known, layer by layer outwards from the paper.
+func fillTiles(est []float64, known []bool, tw, th int) {
+	known = slices.Clone(known)
+	for {
+		var next []int
+		var vals []float64
+		for k, ok := range known {
+			if ok {
+				continue
+			}
+			kx, ky := k%tw, k/tw
+			var s float64
+			n := 0
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					x, y := kx+dx, ky+dy
+					if x >= 0 && y >= 0 && x < tw && y < th && known[y*tw+x] {
+						s += est[y*tw+x]
+						n++
+					}
+				}
+			}
+			if n > 0 {
+				next = append(next, k)
+				vals = append(vals, s/float64(n))
+			}
+		}
+		if len(next) == 0 {
+			return
+		}
+		for i, k := range next {
+			est[k], known[k] = vals[i], true
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package ink
+
+import (
+	"math"
+	"testing"
+)
+
+// page returns a w x h darkness image of paper lit by bright(x, y) (0..255), with
+// vertical ink lines (ink reflecting a tenth of the light) three pixels wide every 20
+// pixels and, when blob, a black square of a third of the height in the middle.
+func page(w, h int, bright func(x, y int) float64, blob bool) *Image {
+	g := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			b := bright(x, y)
+			if x%20 < 3 {
+				b *= 0.1
+			}
+			if blob && abs(x-w/2) < h/6 && abs(y-h/2) < h/6 {
+				b = 0
+			}
+			g.Pix[y*w+x] = uint8(255 - b)
+		}
+	}
+	return g
+}
+
+func abs(v int) int { return max(v, -v) }
+
+func TestFlattenEvensOutDimPaperAndLeavesWhitePaperAlone(t *testing.T) {
+	const w, h = 400, 300
+	tests := []struct {
+		name   string
+		bright func(x, y int) float64
+		blob   bool
+		dim    bool
+	}{
+		{"white paper", func(x, y int) float64 { return 255 }, false, false},
+		{"white paper with a black square", func(x, y int) float64 { return 255 }, true, false},
+		{"paper a little grey", func(x, y int) float64 { return 230 }, false, false},
+		{"grey paper", func(x, y int) float64 { return 150 }, false, true},
+		{"light falling off across the page", func(x, y int) float64 { return 250 - 0.4*float64(x) }, false, true},
+		{"light falling off, with a black square", func(x, y int) float64 { return 250 - 0.4*float64(x) }, true, true},
+		{"a soft shadow over half the page", func(x, y int) float64 {
+			return 240 - 110/(1+math.Exp(-float64(y-h/2)/15))
+		}, false, true},
+	}
+	for _, tt := range tests {
+		g := page(w, h, tt.bright, tt.blob)
+		f, dim := Flatten(g)
+		if dim != tt.dim {
+			t.Errorf("%s: dim %v, want %v", tt.name, dim, tt.dim)
+			continue
+		}
+		if !dim {
+			if f != g {
+				t.Errorf("%s: not dim, yet the image was replaced", tt.name)
+			}
+			continue
+		}
+		m := Threshold(f, Fixed, 128)
+		for _, p := range [][2]int{{30, 20}, {370, 280}, {50, 150}, {350, 150}} {
+			x, y := p[0], p[1]
+			if m.Pix[y*w+x] {
+				t.Errorf("%s: paper at (%d, %d) (darkness %d, flattened %d) is ink", tt.name, x, y, g.Pix[y*w+x], f.Pix[y*w+x])
+			}
+			if x -= x % 20; !m.Pix[y*w+x+1] {
+				t.Errorf("%s: the line at (%d, %d) (darkness %d, flattened %d) is not ink", tt.name, x+1, y, g.Pix[y*w+x+1], f.Pix[y*w+x+1])
+			}
+		}
+		if tt.blob && !m.Pix[h/2*w+w/2] {
+			t.Errorf("%s: the black square's middle is not ink", tt.name)
+		}
+	}
+}
+
+func TestStretchMakesFaintInkBlack(t *testing.T) {
+	tests := []struct {
+		name      string
+		ink, want uint8
+	}{
+		{"grey ink is stretched to black", 120, 255},
+		{"faint ink gains at most maxStretch", 50, 150},
+		{"black ink stays", 255, 255},
+	}
+	for _, tt := range tests {
+		g := &Image{W: 10, H: 1, Pix: []uint8{0, 0, 2, 0, 1, 0, 0, tt.ink, tt.ink, tt.ink}}
+		Stretch(g)
+		if got := g.Pix[8]; got != tt.want {
+			t.Errorf("%s: ink %d became %d, want %d", tt.name, tt.ink, got, tt.want)
+		}
+		if g.Pix[0] != 0 {
+			t.Errorf("%s: paper became %d, want 0", tt.name, g.Pix[0])
+		}
+	}
+}
