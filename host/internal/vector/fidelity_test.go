@@ -38,8 +38,8 @@ import (
 // By default (make test) PNG, and PDF and EPS under the first reader, are checked on
 // every bench corpus image, the 4x reader and DXF on the first image of each category;
 // TRACECRAFT_FIDELITY=all checks everything on every image. TRACECRAFT_FIDELITY_OUT=DIR keeps
-// each SVG, resvg's render, our PNG, the PDF and EPS and Ghostscript's renders there as
-// DIR/ENGINE-CATEGORY-NAME.*, to be looked at.
+// each SVG, resvg's render, our PNG, the PDF and EPS and Ghostscript's renders (binary
+// PPM files) there as DIR/ENGINE-CATEGORY-NAME.*, to be looked at.
 
 // MinSSIM is the fidelity target of every format against resvg's render of the SVG.
 const MinSSIM = 0.99
@@ -353,19 +353,61 @@ func pageSSIM(t *testing.T, gs, base string, doc *vector.Document, ref image.Ima
 			continue
 		}
 		out := base + ".gs" + strconv.Itoa(k+1)
-		ssim["pdf ("+r.name+")"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".pdf", out+".pdf.png", r.args...), r.down))
-		ssim["eps ("+r.name+")"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".eps", out+".eps.png", append(page, r.args...)...), r.down))
+		ssim["pdf ("+r.name+")"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".pdf", out+".pdf.ppm", r.args...), r.down))
+		ssim["eps ("+r.name+")"] = compare(t, ref, boxDown(ghostscript(t, gs, base+".eps", out+".eps.ppm", append(page, r.args...)...), r.down))
 	}
 }
 
 // ghostscript renders the first page of a PDF or EPS file with extra options into the
-// PNG file out and returns the image.
-func ghostscript(t *testing.T, gs, file, out string, opts ...string) image.Image {
-	args := append([]string{"-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=png16m", "-dGraphicsAlphaBits=4", "-o", out}, opts...)
+// binary PPM file out and returns the image. PPM rather than PNG: Ghostscript writes it
+// and readPPM reads it without compressing, which was about 15 CPU seconds of the
+// fidelity test (the rasteriser and its anti-aliasing are the same for both devices).
+func ghostscript(t *testing.T, gs, file, out string, opts ...string) *image.RGBA {
+	args := append([]string{"-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=ppmraw", "-dGraphicsAlphaBits=4", "-o", out}, opts...)
 	if msg, err := exec.Command(gs, append(args, file)...).CombinedOutput(); err != nil {
 		t.Fatalf("gs %s: %v\n%s", file, err, msg)
 	}
-	return readPNG(t, out)
+	return readPPM(t, out)
+}
+
+// readPPM reads a binary PPM (P6) file of maxval 255, as Ghostscript's ppmraw device
+// writes it, into an opaque RGBA image.
+func readPPM(t *testing.T, file string) *image.RGBA {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The header: P6, the width, the height and the maxval, separated by white space,
+	// with comments from # to the end of a line; one white-space byte ends it.
+	var fields []int
+	i := 2
+	for len(fields) < 3 && i < len(data) {
+		switch c := data[i]; {
+		case c == '#':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+		case c >= '0' && c <= '9':
+			n := 0
+			for ; i < len(data) && data[i] >= '0' && data[i] <= '9'; i++ {
+				n = n*10 + int(data[i]-'0')
+			}
+			fields = append(fields, n)
+		default:
+			i++
+		}
+	}
+	i++
+	if !bytes.HasPrefix(data, []byte("P6")) || len(fields) < 3 || fields[2] != 255 || len(data)-i < fields[0]*fields[1]*3 {
+		t.Fatalf("%s: not a binary PPM of maxval 255 (header fields %v, %d bytes)", file, fields, len(data))
+	}
+	img := image.NewRGBA(image.Rect(0, 0, fields[0], fields[1]))
+	px := data[i:]
+	for p := 0; p < fields[0]*fields[1]; p++ {
+		copy(img.Pix[p*4:p*4+3], px[p*3:p*3+3])
+		img.Pix[p*4+3] = 255
+	}
+	return img
 }
 
 func readPNG(t *testing.T, file string) image.Image {
@@ -381,8 +423,8 @@ func readPNG(t *testing.T, file string) image.Image {
 	return img
 }
 
-// boxDown shrinks img by an integer factor, averaging each k x k block.
-func boxDown(img image.Image, k int) image.Image {
+// boxDown shrinks img by an integer factor, averaging each k x k block (rounding down).
+func boxDown(img *image.RGBA, k int) *image.RGBA {
 	if k == 1 {
 		return img
 	}
@@ -391,15 +433,17 @@ func boxDown(img image.Image, k int) image.Image {
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			var s [4]uint32
+			var s [4]int
 			for dy := 0; dy < k; dy++ {
-				for dx := 0; dx < k; dx++ {
-					r, g, bb, a := img.At(b.Min.X+x*k+dx, b.Min.Y+y*k+dy).RGBA()
-					s[0], s[1], s[2], s[3] = s[0]+r, s[1]+g, s[2]+bb, s[3]+a
+				row := img.Pix[img.PixOffset(b.Min.X+x*k, b.Min.Y+y*k+dy):]
+				for dx := 0; dx < k*4; dx += 4 {
+					s[0], s[1], s[2], s[3] = s[0]+int(row[dx]), s[1]+int(row[dx+1]), s[2]+int(row[dx+2]), s[3]+int(row[dx+3])
 				}
 			}
-			n := uint32(k * k * 257)
-			out.SetRGBA(x, y, color.RGBA{uint8(s[0] / n), uint8(s[1] / n), uint8(s[2] / n), uint8(s[3] / n)})
+			o := out.PixOffset(x, y)
+			for c := range s {
+				out.Pix[o+c] = uint8(s[c] / (k * k))
+			}
 		}
 	}
 	return out
@@ -616,7 +660,7 @@ func TestReadersMeasureTheSize(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.pdf"), pdf.Bytes(), 0o644)
 	os.WriteFile(filepath.Join(dir, "a.eps"), eps.Bytes(), 0o644)
 	for _, f := range []string{"a.pdf", "a.eps"} {
-		r := ghostscript(t, gs, filepath.Join(dir, f), filepath.Join(dir, f+".png"), "-r254", "-dEPSCrop")
+		r := ghostscript(t, gs, filepath.Join(dir, f), filepath.Join(dir, f+".ppm"), "-r254", "-dEPSCrop")
 		w, h := r.Bounds().Dx(), r.Bounds().Dy()
 		// EPS bounding boxes are whole points: up to 1 pt (3.5 px at 254 dpi) more.
 		slack := 1
@@ -674,7 +718,7 @@ func TestEPSFlattensTranslucency(t *testing.T) {
 	}
 	file := filepath.Join(dir, "a.eps")
 	os.WriteFile(file, eps.Bytes(), 0o644)
-	img := ghostscript(t, gs, file, file+".png", "-r72", "-dDEVICEWIDTHPOINTS=30", "-dDEVICEHEIGHTPOINTS=10", "-dFIXEDMEDIA")
+	img := ghostscript(t, gs, file, file+".ppm", "-r72", "-dDEVICEWIDTHPOINTS=30", "-dDEVICEHEIGHTPOINTS=10", "-dFIXEDMEDIA")
 	for _, c := range []struct {
 		name string
 		x    int
