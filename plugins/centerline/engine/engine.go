@@ -38,7 +38,7 @@ type Params struct {
 	Tolerance     float64 `param:"tolerance" min:"0.05" max:"10" step:"0.05" default:"0.5" desc:"curve fit tolerance in pixels: how far the lines and curves may stray from the measured centre line; larger gives fewer segments"`
 	StrokeWidth   string  `param:"strokeWidth" default:"auto" maxLength:"16" desc:"auto: each stroke gets its own median width measured from the ink; variable: a stroke is split where its width changes a lot, each part with its own width; a number (0.1 to 100) forces one width in pixels"`
 	JoinGaps      float64 `param:"joinGaps" min:"0" max:"100" step:"0.5" default:"0" desc:"bridge gaps up to this many pixels between two stroke ends that point at each other (0 bridges none)"`
-	FillMode      string  `param:"fillMode" enum:"outline,hatch" default:"outline" desc:"solid areas much wider than the typical line: outline draws them as filled shapes, hatch as parallel strokes one line width apart (for plotters)"`
+	FillMode      string  `param:"fillMode" enum:"outline,hatch" default:"outline" desc:"solid areas much wider than the typical line, and (unless strokeWidth is a number) strokes whose width varies too much for one stroke width, such as a brush's taper: outline draws them as filled shapes; hatch keeps every stroke and draws solid areas as parallel strokes one line width apart (for plotters)"`
 	CloseLoops    bool    `param:"closeLoops" default:"true" desc:"close strokes whose two ends meet (a ring, an o) with Z instead of leaving them open"`
 	Colors        int     `param:"colors" min:"1" max:"16" default:"1" desc:"number of pen colours: 1 traces all ink as black strokes; more groups the strokes per ink colour found in the image, one <g> per colour, for multi-pen plotters"`
 }
