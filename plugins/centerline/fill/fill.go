@@ -215,17 +215,6 @@ func Hatch(b []bool, w, h int, spacing float64) [][2]Pt {
 	return out
 }
 
-// Remove clears from sk, in place, every pixel of the blob mask b, so no stroke runs
-// through a filled area, and returns sk.
-func Remove(sk, b []bool) []bool {
-	for i, v := range b {
-		if v {
-			sk[i] = false
-		}
-	}
-	return sk
-}
-
 // Disc is a disc of a stroke's ink: centre and radius in pixels, pixel centres at
 // half-integers.
 type Disc struct{ X, Y, R float64 }
@@ -258,23 +247,44 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 }
 
 // Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
-// the ink a stroke's discs miss at its tapered tip and along its edges.
+// the ink a stroke's discs miss at its tapered tip and along its edges. Each step
+// looks only around the pixels the step before added (at first, all of b): a pixel
+// next to an older one was added already.
 func Grow(b, in []bool, w, h, steps int) {
-	next := make([]bool, len(b))
+	if steps <= 0 {
+		return
+	}
+	var front []int
+	for i, v := range b {
+		if v {
+			front = append(front, i)
+		}
+	}
+	var added []int
+	add := func(n int) {
+		if in[n] && !b[n] {
+			b[n] = true
+			added = append(added, n)
+		}
+	}
 	for range steps {
-		copy(next, b)
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				i := y*w + x
-				if b[i] || !in[i] {
-					continue
-				}
-				if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
-					next[i] = true
-				}
+		added = added[:0]
+		for _, i := range front {
+			x := i % w
+			if x > 0 {
+				add(i - 1)
+			}
+			if x+1 < w {
+				add(i + 1)
+			}
+			if i >= w {
+				add(i - w)
+			}
+			if i+w < w*h {
+				add(i + w)
 			}
 		}
-		copy(b, next)
+		front, added = added, front
 	}
 }
 
