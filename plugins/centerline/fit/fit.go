@@ -118,7 +118,7 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 		for i := 1; i < n-1; i++ {
 			k := 3.0
 			if i < len(radius) {
-				k = math.Max(3, radius[i]*1.5)
+				k = max(3, radius[i]*1.5)
 			}
 			a, b := i, i
 			for a > 0 && arc[i]-arc[a] < k {
@@ -172,12 +172,15 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	if n == 2 || withinLine(pts, tol) {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
 	}
+	// buffers the pieces' parameters reuse
+	arc, u := make([]float64, 1, n), make([]float64, 0, n)
 	for i := 0; i < n-1; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
 			t1 = midTangent(pts, i)
 		}
-		try := func(j int) (Segment, bool) { return fitPiece(pts, i, j, t1, tol) }
+		ps := params{pts: pts, i: i, arc: arc[:1], u: u}
+		try := func(j int) (Segment, bool) { return fitPiece(&ps, j, t1, tol) }
 		// good: the longest stretch known to fit (one step always does); bad: the
 		// shortest known not to.
 		good, bad := i+1, n
@@ -203,16 +206,18 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 			}
 		}
 		out = append(out, best)
+		arc, u = ps.arc, ps.u
 		i = good
 	}
 	return out
 }
 
-// fitPiece fits pts[i..j] with a line, or else a cubic leaving pts[i] along t1 and
-// reaching pts[j] along the run's direction there, and says whether it stays within
-// tol.
-func fitPiece(pts []Vec, i, j int, t1 Vec, tol float64) (Segment, bool) {
-	piece := pts[i : j+1]
+// fitPiece fits pts[i..j] (pts and i from ps) with a line, or else a cubic leaving
+// pts[i] along t1 and reaching pts[j] along the run's direction there, and says
+// whether it stays within tol.
+func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
+	pts := ps.pts
+	piece := pts[ps.i : j+1]
 	if len(piece) == 2 || withinLine(piece, tol) {
 		return Segment{Line: true, P0: piece[0], P3: piece[len(piece)-1]}, true
 	}
@@ -220,15 +225,39 @@ func fitPiece(pts []Vec, i, j int, t1 Vec, tol float64) (Segment, bool) {
 	if j < len(pts)-1 {
 		t2 = midTangent(pts, j).mul(-1)
 	}
-	u := chordParams(piece)
+	u := ps.chord(j)
 	seg := generate(piece, u, t1, t2)
-	errMax, _ := maxError(piece, seg, u)
+	// Past 4*tol no Newton step is tried: the piece fails.
+	errMax := maxError(piece, seg, u, 4*tol)
 	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
 		reparameterise(piece, seg, u)
 		seg = generate(piece, u, t1, t2)
-		errMax, _ = maxError(piece, seg, u)
+		errMax = maxError(piece, seg, u, 4*tol)
 	}
 	return seg, errMax <= tol
+}
+
+// params gives the chord-length parameters of the pieces pts[i..j] for one i and
+// several j: the arc length from pts[i] is summed once, as far as asked, and each
+// piece's parameters are that sum over its own length.
+type params struct {
+	pts    []Vec
+	i      int
+	arc, u []float64 // arc[k]: length from pts[i] to pts[i+k]; u: the last piece's parameters
+}
+
+// chord returns the chord-length parameters of pts[i..j] (each point's arc length
+// from pts[i] over the piece's), in a buffer the next call reuses.
+func (p *params) chord(j int) []float64 {
+	for k := len(p.arc); k <= j-p.i; k++ {
+		p.arc = append(p.arc, p.arc[k-1]+p.pts[p.i+k].dist(p.pts[p.i+k-1]))
+	}
+	total := p.arc[j-p.i]
+	p.u = p.u[:0]
+	for _, a := range p.arc[:j-p.i+1] {
+		p.u = append(p.u, a/total)
+	}
+	return p.u
 }
 
 // midTangent returns the run's direction at its inner point i, from the points three
@@ -271,18 +300,6 @@ func endTangent(pts []Vec) Vec {
 	return pts[n-1-k].sub(pts[n-1]).unit()
 }
 
-func chordParams(pts []Vec) []float64 {
-	u := make([]float64, len(pts))
-	for i := 1; i < len(pts); i++ {
-		u[i] = u[i-1] + pts[i].dist(pts[i-1])
-	}
-	total := u[len(u)-1]
-	for i := range u {
-		u[i] /= total
-	}
-	return u
-}
-
 func bezier(s Segment, t float64) Vec {
 	mt := 1 - t
 	a, b, c, d := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
@@ -319,15 +336,25 @@ func generate(pts []Vec, u []float64, t1, t2 Vec) Segment {
 	return Segment{P0: p0, P1: p0.add(t1.mul(al1)), P2: p3.add(t2.mul(al2)), P3: p3}
 }
 
-func maxError(pts []Vec, s Segment, u []float64) (float64, int) {
-	var worst float64
-	at := len(pts) / 2
+// maxError returns the largest distance between pts and s at parameters u, or, once
+// one exceeds stop, that one. A point is measured only when its squared distance
+// comes near the largest so far, so the result is the same as measuring all.
+func maxError(pts []Vec, s Segment, u []float64, stop float64) float64 {
+	var worst, near float64 // near: below it, a squared distance cannot beat worst
 	for i := 1; i < len(pts)-1; i++ {
-		if d := bezier(s, u[i]).dist(pts[i]); d > worst {
-			worst, at = d, i
+		d := bezier(s, u[i]).sub(pts[i])
+		if d.X*d.X+d.Y*d.Y < near {
+			continue
+		}
+		if l := d.len(); l > worst {
+			worst = l
+			if worst > stop {
+				return worst
+			}
+			near = worst * worst * (1 - 1e-9)
 		}
 	}
-	return worst, at
+	return worst
 }
 
 // reparameterise moves each parameter of u, in place, by one Newton step towards the
@@ -345,7 +372,7 @@ func reparameterise(pts []Vec, s Segment, u []float64) {
 		num := diff.dot(q1)
 		den := q1.dot(q1) + diff.dot(q2)
 		if den != 0 {
-			u[i] = math.Min(1, math.Max(0, t-num/den))
+			u[i] = min(1, max(0, t-num/den))
 		}
 	}
 }
