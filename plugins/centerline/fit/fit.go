@@ -7,7 +7,10 @@
 // Gems, 1990).
 package fit
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Vec is a point or vector.
 type Vec struct{ X, Y float64 }
@@ -173,13 +176,13 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
 	}
 	// buffers the pieces' parameters reuse
-	arc, u := make([]float64, 1, n), make([]float64, 0, n)
+	arc, u, d := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil)
 	for i := 0; i < n-1; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
 			t1 = midTangent(pts, i)
 		}
-		ps := params{pts: pts, i: i, arc: arc[:1], u: u}
+		ps := params{pts: pts, i: i, arc: arc[:1], u: u, d: d}
 		try := func(j int) (Segment, bool) { return fitPiece(&ps, j, t1, tol) }
 		// good: the longest stretch known to fit (one step always does); bad: the
 		// shortest known not to.
@@ -206,7 +209,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 			}
 		}
 		out = append(out, best)
-		arc, u = ps.arc, ps.u
+		arc, u, d = ps.arc, ps.u, ps.d
 		i = good
 	}
 	return out
@@ -226,13 +229,14 @@ func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
 		t2 = midTangent(pts, j).mul(-1)
 	}
 	u := ps.chord(j)
+	ps.d = slices.Grow(ps.d[:0], len(piece))[:len(piece)]
 	seg := generate(piece, u, t1, t2)
 	// Past 4*tol no Newton step is tried: the piece fails.
-	errMax := maxError(piece, seg, u, 4*tol)
+	errMax := maxError(piece, seg, u, 4*tol, ps.d)
 	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
-		reparameterise(piece, seg, u)
+		reparameterise(piece, seg, u, ps.d)
 		seg = generate(piece, u, t1, t2)
-		errMax = maxError(piece, seg, u, 4*tol)
+		errMax = maxError(piece, seg, u, 4*tol, ps.d)
 	}
 	return seg, errMax <= tol
 }
@@ -244,6 +248,7 @@ type params struct {
 	pts    []Vec
 	i      int
 	arc, u []float64 // arc[k]: length from pts[i] to pts[i+k]; u: the last piece's parameters
+	d      []Vec     // the last piece's curve points less its points (maxError's)
 }
 
 // chord returns the chord-length parameters of pts[i..j] (each point's arc length
@@ -337,12 +342,14 @@ func generate(pts []Vec, u []float64, t1, t2 Vec) Segment {
 }
 
 // maxError returns the largest distance between pts and s at parameters u, or, once
-// one exceeds stop, that one. A point is measured only when its squared distance
-// comes near the largest so far, so the result is the same as measuring all.
-func maxError(pts []Vec, s Segment, u []float64, stop float64) float64 {
+// one exceeds stop, that one; it keeps in diff each inner point's offset, s at u[i]
+// less pts[i] (up to the one past stop). A distance is taken only when its square
+// comes near the largest so far, so the result is the same as taking all.
+func maxError(pts []Vec, s Segment, u []float64, stop float64, diff []Vec) float64 {
 	var worst, near float64 // near: below it, a squared distance cannot beat worst
 	for i := 1; i < len(pts)-1; i++ {
 		d := bezier(s, u[i]).sub(pts[i])
+		diff[i] = d
 		if d.X*d.X+d.Y*d.Y < near {
 			continue
 		}
@@ -358,19 +365,18 @@ func maxError(pts []Vec, s Segment, u []float64, stop float64) float64 {
 }
 
 // reparameterise moves each parameter of u, in place, by one Newton step towards the
-// closest point of s (each depends on its own point alone).
-func reparameterise(pts []Vec, s Segment, u []float64) {
+// closest point of s (each depends on its own point alone); diff holds s at u[i] less
+// pts[i] for each inner point, as maxError left it.
+func reparameterise(pts []Vec, s Segment, u []float64, diff []Vec) {
 	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
 	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
 	for i := 1; i < len(pts)-1; i++ {
 		t := u[i]
 		mt := 1 - t
-		q := bezier(s, t)
 		q1 := d1[0].mul(mt * mt).add(d1[1].mul(2 * mt * t)).add(d1[2].mul(t * t))
 		q2 := d2[0].mul(mt).add(d2[1].mul(t))
-		diff := q.sub(pts[i])
-		num := diff.dot(q1)
-		den := q1.dot(q1) + diff.dot(q2)
+		num := diff[i].dot(q1)
+		den := q1.dot(q1) + diff[i].dot(q2)
 		if den != 0 {
 			u[i] = min(1, max(0, t-num/den))
 		}

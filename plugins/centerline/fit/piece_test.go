@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -55,7 +56,7 @@ func TestMaxErrorIsTheLargestDistanceUpToStop(t *testing.T) {
 				u := chordOfPiece(pts)
 				s := generate(pts, u, startTangent(pts), endTangent(pts))
 				want := maxErrorOfAll(pts, s, u)
-				got := maxError(pts, s, u, tc.stop)
+				got := maxError(pts, s, u, tc.stop, make([]Vec, len(pts)))
 				if want <= tc.stop && got != want || want > tc.stop && got <= tc.stop {
 					t.Fatalf("seed %d: maxError = %v, the largest distance is %v (stop %v)", seed, got, want, tc.stop)
 				}
@@ -80,6 +81,50 @@ func TestChordParamsOfEachPieceFromOneStart(t *testing.T) {
 			for _, j := range tc.js {
 				if got, want := ps.chord(j), chordOfPiece(pts[tc.i:j+1]); !slices.Equal(got, want) {
 					t.Fatalf("chord(%d) = %v, want %v", j, got, want)
+				}
+			}
+		})
+	}
+}
+
+// newtonStep is reparameterise by its definition: each inner parameter moves by one
+// Newton step of the distance from s to its point, s evaluated afresh.
+func newtonStep(pts []Vec, s Segment, u []float64) {
+	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
+	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
+	for i := 1; i < len(pts)-1; i++ {
+		t := u[i]
+		mt := 1 - t
+		q1 := d1[0].mul(mt * mt).add(d1[1].mul(2 * mt * t)).add(d1[2].mul(t * t))
+		q2 := d2[0].mul(mt).add(d2[1].mul(t))
+		diff := bezier(s, t).sub(pts[i])
+		if den := q1.dot(q1) + diff.dot(q2); den != 0 {
+			u[i] = min(1, max(0, t-diff.dot(q1)/den))
+		}
+	}
+}
+
+func TestReparameteriseFromMaxErrorsOffsetsIsANewtonStep(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+	}{
+		{"three points", 3},
+		{"short", 12},
+		{"long", 150},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(10) {
+				pts := randomRun(seed, tc.n)
+				u := chordOfPiece(pts)
+				s := generate(pts, u, startTangent(pts), endTangent(pts))
+				want := slices.Clone(u)
+				newtonStep(pts, s, want)
+				diff := make([]Vec, len(pts))
+				maxError(pts, s, u, math.Inf(1), diff)
+				reparameterise(pts, s, u, diff)
+				if !slices.Equal(u, want) {
+					t.Fatalf("seed %d: parameters %v, want %v", seed, u, want)
 				}
 			}
 		})
