@@ -117,6 +117,7 @@ func TestGrowEqualsAScanOfTheWholeImageEachStep(t *testing.T) {
 		{"one row", 37, 1, 3, 1},
 		{"one column", 1, 29, 2, 2},
 		{"square, no step", 20, 20, 0, 3},
+		{"square, one step", 20, 20, 1, 6},
 		{"square", 40, 40, 2, 4},
 		{"wide, many steps", 90, 30, 7, 5},
 	} {

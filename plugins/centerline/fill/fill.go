@@ -247,27 +247,36 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 }
 
 // Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
-// the ink a stroke's discs miss at its tapered tip and along its edges. Each step
-// looks only around the pixels the step before added (at first, all of b): a pixel
-// next to an older one was added already.
+// the ink a stroke's discs miss at its tapered tip and along its edges. The first step
+// scans the image; each later one looks only around the pixels the step before added,
+// since a pixel next to an older one joined already.
 func Grow(b, in []bool, w, h, steps int) {
 	if steps <= 0 {
 		return
 	}
-	var front []int
-	for i, v := range b {
-		if v {
-			front = append(front, i)
+	var front, added []int
+	for y := range h {
+		row := y * w
+		for x := range w {
+			i := row + x
+			if b[i] || !in[i] {
+				continue
+			}
+			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
+				front = append(front, i)
+			}
 		}
 	}
-	var added []int
+	for _, i := range front {
+		b[i] = true
+	}
 	add := func(n int) {
 		if in[n] && !b[n] {
 			b[n] = true
 			added = append(added, n)
 		}
 	}
-	for range steps {
+	for range steps - 1 {
 		added = added[:0]
 		for _, i := range front {
 			x := i % w
