@@ -99,26 +99,27 @@ type Pt struct{ X, Y float64 }
 // each as the midpoints of its unit boundary edges, so that a fit smooths the staircase.
 // Filled with the even-odd rule they cover b.
 func Outlines(b []bool, w, h int) [][]Pt {
-	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && b[y*w+x] }
 	// Directed boundary edges with the blob on the right (screen coordinates), keyed by
 	// start corner; corner id = y*(w+1)+x.
 	type crack struct{ x0, y0, x1, y1 int }
 	var cracks []crack
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			if !b[y*w+x] {
+	for y := range h {
+		row := b[y*w : (y+1)*w]
+		for x, v := range row {
+			if !v {
 				continue
 			}
-			if !at(x, y-1) {
+			i := y*w + x
+			if y == 0 || !b[i-w] {
 				cracks = append(cracks, crack{x, y, x + 1, y})
 			}
-			if !at(x+1, y) {
+			if x+1 == w || !row[x+1] {
 				cracks = append(cracks, crack{x + 1, y, x + 1, y + 1})
 			}
-			if !at(x, y+1) {
+			if y+1 == h || !b[i+w] {
 				cracks = append(cracks, crack{x + 1, y + 1, x, y + 1})
 			}
-			if !at(x-1, y) {
+			if x == 0 || !row[x-1] {
 				cracks = append(cracks, crack{x, y + 1, x, y})
 			}
 		}
@@ -236,9 +237,13 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 			}
 			s := math.Sqrt(half)
 			x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
-			for x := x0; x <= x1; x++ {
-				if in[y*w+x] {
-					b[y*w+x] = true
+			if x0 > x1 {
+				continue
+			}
+			out := b[y*w+x0 : y*w+x1+1]
+			for k, v := range in[y*w+x0 : y*w+x1+1] {
+				if v {
+					out[k] = true
 				}
 			}
 		}
@@ -256,12 +261,12 @@ func Grow(b, in []bool, w, h, steps int) {
 	}
 	var front, added []int
 	for y := range h {
-		row := y * w
-		for x := range w {
-			i := row + x
-			if b[i] || !in[i] {
+		row, ink := b[y*w:(y+1)*w], in[y*w:(y+1)*w]
+		for x, v := range ink {
+			if !v || row[x] {
 				continue
 			}
+			i := y*w + x
 			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
 				front = append(front, i)
 			}
