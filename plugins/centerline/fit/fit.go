@@ -176,13 +176,13 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
 	}
 	// buffers the pieces' parameters reuse
-	arc, u, d := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil)
+	arc, u, d, wb := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil), [][4]float64(nil)
 	for i := 0; i < n-1; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
 			t1 = midTangent(pts, i)
 		}
-		ps := params{pts: pts, i: i, arc: arc[:1], u: u, d: d}
+		ps := params{pts: pts, i: i, arc: arc[:1], u: u, d: d, w: wb}
 		try := func(j int) (Segment, bool) { return fitPiece(&ps, j, t1, tol) }
 		// good: the longest stretch known to fit (one step always does); bad: the
 		// shortest known not to.
@@ -209,7 +209,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 			}
 		}
 		out = append(out, best)
-		arc, u, d = ps.arc, ps.u, ps.d
+		arc, u, d, wb = ps.arc, ps.u, ps.d, ps.w
 		i = good
 	}
 	return out
@@ -230,13 +230,14 @@ func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
 	}
 	u := ps.chord(j)
 	ps.d = slices.Grow(ps.d[:0], len(piece))[:len(piece)]
-	seg := generate(piece, u, t1, t2)
+	ps.w = slices.Grow(ps.w[:0], len(piece))[:len(piece)]
+	seg := generate(piece, u, t1, t2, ps.w)
 	// Past 4*tol no Newton step is tried: the piece fails.
-	errMax := maxError(piece, seg, u, 4*tol, ps.d)
+	errMax := maxError(piece, seg, ps.w, 4*tol, ps.d)
 	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
 		reparameterise(piece, seg, u, ps.d)
-		seg = generate(piece, u, t1, t2)
-		errMax = maxError(piece, seg, u, 4*tol, ps.d)
+		seg = generate(piece, u, t1, t2, ps.w)
+		errMax = maxError(piece, seg, ps.w, 4*tol, ps.d)
 	}
 	return seg, errMax <= tol
 }
@@ -247,8 +248,9 @@ func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
 type params struct {
 	pts    []Vec
 	i      int
-	arc, u []float64 // arc[k]: length from pts[i] to pts[i+k]; u: the last piece's parameters
-	d      []Vec     // the last piece's curve points less its points (maxError's)
+	arc, u []float64    // arc[k]: length from pts[i] to pts[i+k]; u: the last piece's parameters
+	d      []Vec        // the last piece's curve points less its points (maxError's)
+	w      [][4]float64 // the control points' weights at u (generate's)
 }
 
 // chord returns the chord-length parameters of pts[i..j] (each point's arc length
@@ -305,21 +307,27 @@ func endTangent(pts []Vec) Vec {
 	return pts[n-1-k].sub(pts[n-1]).unit()
 }
 
-func bezier(s Segment, t float64) Vec {
+// basis returns the cubic Bernstein polynomials at t: the weights of a cubic's four
+// control points at t.
+func basis(t float64) [4]float64 {
 	mt := 1 - t
-	a, b, c, d := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
-	return Vec{a*s.P0.X + b*s.P1.X + c*s.P2.X + d*s.P3.X, a*s.P0.Y + b*s.P1.Y + c*s.P2.Y + d*s.P3.Y}
+	return [4]float64{mt * mt * mt, 3 * mt * mt * t, 3 * mt * t * t, t * t * t}
+}
+
+// at returns the point of s whose control points' weights are b.
+func (s *Segment) at(b *[4]float64) Vec {
+	return Vec{b[0]*s.P0.X + b[1]*s.P1.X + b[2]*s.P2.X + b[3]*s.P3.X, b[0]*s.P0.Y + b[1]*s.P1.Y + b[2]*s.P2.Y + b[3]*s.P3.Y}
 }
 
 // generate finds the control-point distances along t1 and t2 minimising the squared
-// error at parameters u.
-func generate(pts []Vec, u []float64, t1, t2 Vec) Segment {
+// error at parameters u, and keeps in w the control points' weights at each u[i].
+func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 	p0, p3 := pts[0], pts[len(pts)-1]
 	var c00, c01, c11, x0, x1 float64
+	u, w = u[:len(pts)], w[:len(pts)]
 	for i, p := range pts {
-		t := u[i]
-		mt := 1 - t
-		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		w[i] = basis(u[i])
+		b0, b1, b2, b3 := w[i][0], w[i][1], w[i][2], w[i][3]
 		a1, a2 := t1.mul(b1), t2.mul(b2)
 		c00 += a1.dot(a1)
 		c01 += a1.dot(a2)
@@ -341,14 +349,15 @@ func generate(pts []Vec, u []float64, t1, t2 Vec) Segment {
 	return Segment{P0: p0, P1: p0.add(t1.mul(al1)), P2: p3.add(t2.mul(al2)), P3: p3}
 }
 
-// maxError returns the largest distance between pts and s at parameters u, or, once
-// one exceeds stop, that one; it keeps in diff each inner point's offset, s at u[i]
-// less pts[i] (up to the one past stop). A distance is taken only when its square
-// comes near the largest so far, so the result is the same as taking all.
-func maxError(pts []Vec, s Segment, u []float64, stop float64, diff []Vec) float64 {
+// maxError returns the largest distance between pts and s at the points whose
+// control-point weights are w (generate's), or, once one exceeds stop, that one; it
+// keeps in diff each inner point's offset, the curve's point less pts[i] (up to the one
+// past stop). A distance is taken only when its square comes near the largest so far,
+// so the result is the same as taking all.
+func maxError(pts []Vec, s Segment, w [][4]float64, stop float64, diff []Vec) float64 {
 	var worst, near float64 // near: below it, a squared distance cannot beat worst
 	for i := 1; i < len(pts)-1; i++ {
-		d := bezier(s, u[i]).sub(pts[i])
+		d := s.at(&w[i]).sub(pts[i])
 		diff[i] = d
 		if d.X*d.X+d.Y*d.Y < near {
 			continue

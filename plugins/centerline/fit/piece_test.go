@@ -7,6 +7,12 @@ import (
 	"testing"
 )
 
+// bezier returns the point of s at t.
+func bezier(s Segment, t float64) Vec {
+	b := basis(t)
+	return s.at(&b)
+}
+
 // maxErrorOfAll is maxError by its definition: every point measured.
 func maxErrorOfAll(pts []Vec, s Segment, u []float64) float64 {
 	var worst float64
@@ -54,9 +60,10 @@ func TestMaxErrorIsTheLargestDistanceUpToStop(t *testing.T) {
 			for seed := range uint64(20) {
 				pts := randomRun(seed, tc.n)
 				u := chordOfPiece(pts)
-				s := generate(pts, u, startTangent(pts), endTangent(pts))
+				w := make([][4]float64, len(pts))
+				s := generate(pts, u, startTangent(pts), endTangent(pts), w)
 				want := maxErrorOfAll(pts, s, u)
-				got := maxError(pts, s, u, tc.stop, make([]Vec, len(pts)))
+				got := maxError(pts, s, w, tc.stop, make([]Vec, len(pts)))
 				if want <= tc.stop && got != want || want > tc.stop && got <= tc.stop {
 					t.Fatalf("seed %d: maxError = %v, the largest distance is %v (stop %v)", seed, got, want, tc.stop)
 				}
@@ -117,11 +124,12 @@ func TestReparameteriseFromMaxErrorsOffsetsIsANewtonStep(t *testing.T) {
 			for seed := range uint64(10) {
 				pts := randomRun(seed, tc.n)
 				u := chordOfPiece(pts)
-				s := generate(pts, u, startTangent(pts), endTangent(pts))
+				w := make([][4]float64, len(pts))
+				s := generate(pts, u, startTangent(pts), endTangent(pts), w)
 				want := slices.Clone(u)
 				newtonStep(pts, s, want)
 				diff := make([]Vec, len(pts))
-				maxError(pts, s, u, math.Inf(1), diff)
+				maxError(pts, s, w, math.Inf(1), diff)
 				reparameterise(pts, s, u, diff)
 				if !slices.Equal(u, want) {
 					t.Fatalf("seed %d: parameters %v, want %v", seed, u, want)
