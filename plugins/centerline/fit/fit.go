@@ -387,7 +387,18 @@ func reparameterise(pts []Vec, s Segment, u []float64, diff []Vec) {
 		num := diff[i].dot(q1)
 		den := q1.dot(q1) + diff[i].dot(q2)
 		if den != 0 {
-			u[i] = min(1, max(0, t-num/den))
+			u[i] = clamp01(t - num/den)
 		}
 	}
+}
+
+// clamp01 returns min(1, max(0, v)) in two comparisons: -0 becomes +0, NaN stays NaN.
+func clamp01(v float64) float64 {
+	switch {
+	case v <= 0:
+		return 0
+	case v > 1:
+		return 1
+	}
+	return v
 }

@@ -138,3 +138,22 @@ func TestReparameteriseFromMaxErrorsOffsetsIsANewtonStep(t *testing.T) {
 		})
 	}
 }
+
+func TestClamp01IsMinOneMaxZero(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v    float64
+	}{
+		{"-inf", math.Inf(-1)}, {"negative", -2}, {"tiny negative", -1e-300},
+		{"-0", math.Copysign(0, -1)}, {"+0", 0}, {"tiny", 1e-300}, {"half", 0.5},
+		{"one", 1}, {"just over one", 1 + 1e-15}, {"three", 3}, {"+inf", math.Inf(1)},
+		{"NaN", math.NaN()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, want := clamp01(tc.v), min(1, max(0, tc.v))
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Errorf("clamp01(%v) = %v, want %v", tc.v, got, want)
+			}
+		})
+	}
+}
