@@ -123,3 +123,26 @@ func TestMovesRoundTrip(t *testing.T) {
 		t.Errorf("a step of 2 was packed")
 	}
 }
+
+// TestMemoTracesLongPathsAsTrace: paths long enough for their straight runs to be found
+// on all cores give what Trace gives.
+func TestMemoTracesLongPathsAsTrace(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	all, _ := discs(rng, 1400, 1300, 3, 0)
+	// One large disc for certain: a path of about 8·600 corners.
+	for y := range 1300 {
+		for x := range 1400 {
+			if dx, dy := float64(x)-700.5, float64(y)-650.5; dx*dx+dy*dy <= 600*600 {
+				all.Set(x, y, true)
+			}
+		}
+	}
+	want := mustTrace(t, all, DefaultOptions())
+	got, err := NewMemo(DefaultOptions(), all.Height).Trace(context.Background(), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("a bitmap with a path of over %d corners traced through a memo differs from Trace", parallelCorners)
+	}
+}

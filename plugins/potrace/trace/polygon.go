@@ -1,6 +1,15 @@
 package trace
 
-import "math"
+import (
+	"context"
+	"math"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
+)
+
+// parallelCorners is the path length (pixel corners) from which a Memo's trace finds
+// the straight runs on all cores.
+const parallelCorners = 4096
 
 // This file is stage 2 of the paper (section 2.2): the optimal polygon of a path. A
 // polygon's vertices are a subset of the path's; a side from v_i to v_j is allowed when
@@ -57,7 +66,9 @@ func (s *scratch) straightRuns(pts []point) {
 		}
 	}
 
-	for i := n - 1; i >= 0; i-- {
+	// Each vertex's pivot depends on the path alone: long paths (potrace2's upscaled
+	// layers, through a Memo) spread the vertices over the cores.
+	pivotOf := func(i int) {
 		pi := pts[i]
 		seen := direction(pts[mod(i+1, n)].x-pi.x, pts[mod(i+1, n)].y-pi.y)
 		var c0, c1 ivec
@@ -90,7 +101,7 @@ func (s *scratch) straightRuns(pts []point) {
 			}
 		}
 		if done {
-			continue
+			return
 		}
 		// v_k1 is inside the cone, v_k is not: find the last vertex of the run from
 		// v_k1 towards v_k that is, the largest j with k1+j inside both boundaries.
@@ -106,6 +117,19 @@ func (s *scratch) straightRuns(pts []point) {
 			j = min(j, floorDiv(-c, d))
 		}
 		pivot[i] = mod(k1+j, n)
+	}
+	if s.parallel && n >= parallelCorners {
+		// Not cancelled halfway, so every pivot is set: one path takes milliseconds
+		// and the trace checks for cancellation between paths.
+		_ = parallel.For(context.Background(), n, parallelCorners/4, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				pivotOf(i)
+			}
+		})
+	} else {
+		for i := n - 1; i >= 0; i-- {
+			pivotOf(i)
+		}
 	}
 
 	// A subpath of a straight path starting later must be straight too: lon[i] is the

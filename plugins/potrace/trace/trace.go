@@ -152,6 +152,9 @@ func trace(ctx context.Context, bm *Bitmap, opts Options, memo *Memo) ([]*Path, 
 		// Through a memo (a caller tracing colour layers) the paths, which are
 		// independent, are worked out on all cores, each into its own slot.
 		s := make([]scratch, parallel.Workers(len(raw), 1))
+		for i := range s {
+			s[i].parallel = true
+		}
 		if err := parallel.For(ctx, len(raw), 1, func(worker, lo, hi int) { curves(&s[worker], lo, hi) }); err != nil {
 			return nil, err
 		}
@@ -182,6 +185,7 @@ type scratch struct {
 	areas, optPen       []float64
 	opt                 []joined
 	moves               []byte // a path's moves, for Memo
+	parallel            bool   // long paths' straight runs on all cores (through a Memo)
 }
 
 // curve runs stages 2 to 5 on one path and returns its curve in image coordinates

@@ -102,7 +102,8 @@ func (e *Engine) Trace(ctx context.Context, img *image.NRGBA, p Params) ([]byte,
 		img = &image.NRGBA{Pix: img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):], Stride: img.Stride,
 			Rect: image.Rect(0, 0, w, h)}
 	}
-	seg, err := segment.Segment(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion, Palette: s.palette})
+	// Layers are drawn from their pixels: no planar map.
+	seg, err := segment.Regions(ctx, img, segment.Options{MaxColors: s.maxColors, MinRegion: s.minRegion, Palette: s.palette})
 	if err != nil {
 		return nil, err
 	}

@@ -214,33 +214,37 @@ func (st *Stack) blends(ctx context.Context, img *image.NRGBA) error {
 func (st *Stack) blendPixel(x, y int, px []uint8, paints [][4]float32) {
 	w, h := st.Width, st.Height
 	i := y*w + x
-	own := st.layer[i]
-	// The pixel's colour is read only when a neighbour lies in another layer.
-	read := false
-	var c, A [4]float32
-	var best float32
-	// A layer met again gives the same blend as the first time, which was taken or
-	// beaten then: each is tried once.
-	var tried [8]int16
+	layer := st.layer
+	own := layer[i]
+	// The neighbours' layers other than its own, in the order of neighbours, each once:
+	// a layer met again gives the same blend as the first time, taken or beaten then.
+	var others [8]int16
 	n := 0
-	for _, d := range neighbours {
-		nx, ny := x+d[0], y+d[1]
-		if nx < 0 || ny < 0 || nx >= w || ny >= h {
-			continue
+	add := func(o int16) {
+		if o != own && !slices.Contains(others[:n], o) {
+			others[n] = o
+			n++
 		}
-		o := st.layer[ny*w+nx]
-		if o == own || slices.Contains(tried[:n], o) {
-			continue
+	}
+	if x > 0 && y > 0 && x+1 < w && y+1 < h {
+		for _, d := range [8]int{1, w, -1, -w, w + 1, w - 1, -w - 1, 1 - w} { // neighbours' offsets
+			add(layer[i+d])
 		}
-		tried[n] = o
-		n++
-		if !read {
-			read = true
-			a := float32(px[3])
-			c = [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
-			A = paints[own+1]
-			best = sq(c, A)
+	} else {
+		for _, d := range neighbours {
+			if nx, ny := x+d[0], y+d[1]; nx >= 0 && ny >= 0 && nx < w && ny < h {
+				add(layer[ny*w+nx])
+			}
 		}
+	}
+	if n == 0 {
+		return
+	}
+	a := float32(px[3])
+	c := [4]float32{float32(px[0]) * a / 255, float32(px[1]) * a / 255, float32(px[2]) * a / 255, a}
+	A := paints[own+1]
+	best := sq(c, A)
+	for _, o := range others[:n] {
 		t, res, ok := blend(c, A, paints[o+1])
 		if ok && res < best {
 			best, st.other[i], st.cover[i] = res, o, t

@@ -44,6 +44,19 @@ type Segmentation struct {
 // Segment quantises img, finds its regions, merges the small ones and builds the planar
 // map. img must be non-empty; its bounds need not start at (0, 0).
 func Segment(ctx context.Context, img *image.NRGBA, opt Options) (*Segmentation, error) {
+	seg, err := Regions(ctx, img, opt)
+	if err != nil {
+		return nil, err
+	}
+	if seg.Planar, err = planar.Build(ctx, seg.Regions); err != nil {
+		return nil, err
+	}
+	return seg, nil
+}
+
+// Regions is Segment without the planar map (Planar is nil), for engines that draw the
+// regions from their pixels (potrace2).
+func Regions(ctx context.Context, img *image.NRGBA, opt Options) (*Segmentation, error) {
 	if img.Rect.Min != (image.Point{}) {
 		img = &image.NRGBA{Pix: img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):], Stride: img.Stride,
 			Rect: image.Rect(0, 0, img.Rect.Dx(), img.Rect.Dy())}
@@ -63,11 +76,7 @@ func Segment(ctx context.Context, img *image.NRGBA, opt Options) (*Segmentation,
 	if err != nil {
 		return nil, err
 	}
-	pm, err := planar.Build(ctx, rm)
-	if err != nil {
-		return nil, err
-	}
-	return &Segmentation{Quant: q, Regions: rm, Planar: pm}, nil
+	return &Segmentation{Quant: q, Regions: rm}, nil
 }
 
 // parsePalette parses the palette parameter's colours, opaque: an alpha is ignored. The sdk has checked them when they

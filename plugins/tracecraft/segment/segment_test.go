@@ -3,6 +3,7 @@ package segment_test
 import (
 	"context"
 	"image/color"
+	"reflect"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/tracecraft/internal/testimg"
@@ -64,5 +65,34 @@ func TestNeighboursOfOnePaletteColourAreOneRegion(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRegionsIsSegmentWithoutThePlanarMap: Regions gives Segment's palette and regions,
+// and no planar map.
+func TestRegionsIsSegmentWithoutThePlanarMap(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  segment.Options
+	}{
+		{"defaults", segment.Options{MaxColors: 16, MinRegion: 25}},
+		{"every region kept", segment.Options{MaxColors: 4, MinRegion: 0}},
+		{"palette", segment.Options{MaxColors: 8, MinRegion: 4, Palette: []string{"navy", "#ffcc00"}}},
+	}
+	img := enginetest.Noise(50, 40, 3)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			full, err := segment.Segment(context.Background(), img, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := segment.Regions(context.Background(), img, tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Planar != nil || !reflect.DeepEqual(got.Quant, full.Quant) || !reflect.DeepEqual(got.Regions, full.Regions) {
+				t.Errorf("Regions differs from Segment without its planar map (planar %v)", got.Planar != nil)
+			}
+		})
 	}
 }
