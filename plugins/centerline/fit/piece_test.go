@@ -45,6 +45,15 @@ func randomRun(seed uint64, n int) []Vec {
 	return pts
 }
 
+// firstFit returns a random run of n points, its chord-length parameters, and the
+// cubic generate fits to them with the weights it keeps.
+func firstFit(seed uint64, n int) ([]Vec, []float64, [][4]float64, Segment) {
+	pts := randomRun(seed, n)
+	u := chordOfPiece(pts)
+	w := make([][4]float64, len(pts))
+	return pts, u, w, generate(pts, u, startTangent(pts), endTangent(pts), w)
+}
+
 func TestMaxErrorIsTheLargestDistanceUpToStop(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -58,10 +67,7 @@ func TestMaxErrorIsTheLargestDistanceUpToStop(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(20) {
-				pts := randomRun(seed, tc.n)
-				u := chordOfPiece(pts)
-				w := make([][4]float64, len(pts))
-				s := generate(pts, u, startTangent(pts), endTangent(pts), w)
+				pts, u, w, s := firstFit(seed, tc.n)
 				want := maxErrorOfAll(pts, s, u)
 				got := maxError(pts, s, w, tc.stop, make([]Vec, len(pts)))
 				if want <= tc.stop && got != want || want > tc.stop && got <= tc.stop {
@@ -122,10 +128,7 @@ func TestReparameteriseFromMaxErrorsOffsetsIsANewtonStep(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(10) {
-				pts := randomRun(seed, tc.n)
-				u := chordOfPiece(pts)
-				w := make([][4]float64, len(pts))
-				s := generate(pts, u, startTangent(pts), endTangent(pts), w)
+				pts, u, w, s := firstFit(seed, tc.n)
 				want := slices.Clone(u)
 				newtonStep(pts, s, want)
 				diff := make([]Vec, len(pts))
