@@ -86,3 +86,55 @@ func TestDropThinEqualsAFloodFillOfEachPart(t *testing.T) {
 		t.Errorf("%d pixels dropped, %d kept: the cases must do both", dropped, kept)
 	}
 }
+
+// growByScan is Grow's definition: each step, every pixel of in with a 4-neighbour
+// in b joins b, decided on the whole image before any joins.
+func growByScan(b, in []bool, w, h, steps int) {
+	next := make([]bool, len(b))
+	for range steps {
+		copy(next, b)
+		for y := 0; y < h; y++ {
+			for x := 0; x < w; x++ {
+				i := y*w + x
+				if b[i] || !in[i] {
+					continue
+				}
+				if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
+					next[i] = true
+				}
+			}
+		}
+		copy(b, next)
+	}
+}
+
+func TestGrowEqualsAScanOfTheWholeImageEachStep(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		w, h, steps int
+		seed        uint64
+	}{
+		{"one row", 37, 1, 3, 1},
+		{"one column", 1, 29, 2, 2},
+		{"square, no step", 20, 20, 0, 3},
+		{"square, one step", 20, 20, 1, 6},
+		{"square", 40, 40, 2, 4},
+		{"wide, many steps", 90, 30, 7, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(tc.seed, 7))
+			in := make([]bool, tc.w*tc.h)
+			b := make([]bool, tc.w*tc.h)
+			for i := range in {
+				in[i] = r.IntN(10) < 7
+				b[i] = in[i] && r.IntN(20) == 0
+			}
+			want := slices.Clone(b)
+			growByScan(want, in, tc.w, tc.h, tc.steps)
+			Grow(b, in, tc.w, tc.h, tc.steps)
+			if !slices.Equal(b, want) {
+				t.Fatalf("Grow differs from the whole-image scan")
+			}
+		})
+	}
+}

@@ -99,26 +99,27 @@ type Pt struct{ X, Y float64 }
 // each as the midpoints of its unit boundary edges, so that a fit smooths the staircase.
 // Filled with the even-odd rule they cover b.
 func Outlines(b []bool, w, h int) [][]Pt {
-	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && b[y*w+x] }
 	// Directed boundary edges with the blob on the right (screen coordinates), keyed by
 	// start corner; corner id = y*(w+1)+x.
 	type crack struct{ x0, y0, x1, y1 int }
 	var cracks []crack
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			if !b[y*w+x] {
+	for y := range h {
+		row := b[y*w : (y+1)*w]
+		for x, v := range row {
+			if !v {
 				continue
 			}
-			if !at(x, y-1) {
+			i := y*w + x
+			if y == 0 || !b[i-w] {
 				cracks = append(cracks, crack{x, y, x + 1, y})
 			}
-			if !at(x+1, y) {
+			if x+1 == w || !row[x+1] {
 				cracks = append(cracks, crack{x + 1, y, x + 1, y + 1})
 			}
-			if !at(x, y+1) {
+			if y+1 == h || !b[i+w] {
 				cracks = append(cracks, crack{x + 1, y + 1, x, y + 1})
 			}
-			if !at(x-1, y) {
+			if x == 0 || !row[x-1] {
 				cracks = append(cracks, crack{x, y + 1, x, y})
 			}
 		}
@@ -215,17 +216,6 @@ func Hatch(b []bool, w, h int, spacing float64) [][2]Pt {
 	return out
 }
 
-// Remove clears from sk, in place, every pixel of the blob mask b, so no stroke runs
-// through a filled area, and returns sk.
-func Remove(sk, b []bool) []bool {
-	for i, v := range b {
-		if v {
-			sk[i] = false
-		}
-	}
-	return sk
-}
-
 // Disc is a disc of a stroke's ink: centre and radius in pixels, pixel centres at
 // half-integers.
 type Disc struct{ X, Y, R float64 }
@@ -247,9 +237,13 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 			}
 			s := math.Sqrt(half)
 			x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
-			for x := x0; x <= x1; x++ {
-				if in[y*w+x] {
-					b[y*w+x] = true
+			if x0 > x1 {
+				continue
+			}
+			out := b[y*w+x0 : y*w+x1+1]
+			for k, v := range in[y*w+x0 : y*w+x1+1] {
+				if v {
+					out[k] = true
 				}
 			}
 		}
@@ -258,23 +252,53 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 }
 
 // Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
-// the ink a stroke's discs miss at its tapered tip and along its edges.
+// the ink a stroke's discs miss at its tapered tip and along its edges. The first step
+// scans the image; each later one looks only around the pixels the step before added,
+// since a pixel next to an older one joined already.
 func Grow(b, in []bool, w, h, steps int) {
-	next := make([]bool, len(b))
-	for range steps {
-		copy(next, b)
-		for y := 0; y < h; y++ {
-			for x := 0; x < w; x++ {
-				i := y*w + x
-				if b[i] || !in[i] {
-					continue
-				}
-				if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
-					next[i] = true
-				}
+	if steps <= 0 {
+		return
+	}
+	var front, added []int
+	for y := range h {
+		row, ink := b[y*w:(y+1)*w], in[y*w:(y+1)*w]
+		for x, v := range ink {
+			if !v || row[x] {
+				continue
+			}
+			i := y*w + x
+			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
+				front = append(front, i)
 			}
 		}
-		copy(b, next)
+	}
+	for _, i := range front {
+		b[i] = true
+	}
+	add := func(n int) {
+		if in[n] && !b[n] {
+			b[n] = true
+			added = append(added, n)
+		}
+	}
+	for range steps - 1 {
+		added = added[:0]
+		for _, i := range front {
+			x := i % w
+			if x > 0 {
+				add(i - 1)
+			}
+			if x+1 < w {
+				add(i + 1)
+			}
+			if i >= w {
+				add(i - w)
+			}
+			if i+w < w*h {
+				add(i + w)
+			}
+		}
+		front, added = added, front
 	}
 }
 

@@ -180,3 +180,39 @@ func TestAreaOfOutlinesIsTheirPixelsArea(t *testing.T) {
 		t.Errorf("areas %v and %v, want %v and -0.5", pos, neg, 12-4*0.125)
 	}
 }
+
+func TestOutlinesOfShapesOnTheImageEdges(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		w, h       int
+		rows       []string
+		points     int
+		area, hole float64
+	}{
+		{"the whole image", 5, 4, []string{"#####", "#####", "#####", "#####"}, 18, 20 - 0.5, 0},
+		{"a frame", 4, 4, []string{"####", "#..#", "#..#", "####"}, 16 + 8, 16 - 0.5, -(4 - 0.5)},
+		{"one column", 1, 3, []string{"#", "#", "#"}, 8, 3 - 0.5, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := make([]bool, tc.w*tc.h)
+			for y, r := range tc.rows {
+				for x, c := range r {
+					b[y*tc.w+x] = c == '#'
+				}
+			}
+			var pos, neg float64
+			n := 0
+			for _, p := range Outlines(b, tc.w, tc.h) {
+				n += len(p)
+				if a := Area(p); a > 0 {
+					pos += a
+				} else {
+					neg += a
+				}
+			}
+			if n != tc.points || math.Abs(pos-tc.area) > 1e-9 || math.Abs(neg-tc.hole) > 1e-9 {
+				t.Errorf("%d points, areas %v and %v; want %d, %v and %v", n, pos, neg, tc.points, tc.area, tc.hole)
+			}
+		})
+	}
+}

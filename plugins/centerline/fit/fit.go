@@ -7,7 +7,10 @@
 // Gems, 1990).
 package fit
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Vec is a point or vector.
 type Vec struct{ X, Y float64 }
@@ -118,7 +121,7 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 		for i := 1; i < n-1; i++ {
 			k := 3.0
 			if i < len(radius) {
-				k = math.Max(3, radius[i]*1.5)
+				k = max(3, radius[i]*1.5)
 			}
 			a, b := i, i
 			for a > 0 && arc[i]-arc[a] < k {
@@ -172,12 +175,15 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	if n == 2 || withinLine(pts, tol) {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
 	}
+	// buffers the pieces' parameters reuse
+	arc, u, d, wb := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil), [][4]float64(nil)
 	for i := 0; i < n-1; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
 			t1 = midTangent(pts, i)
 		}
-		try := func(j int) (Segment, bool) { return fitPiece(pts, i, j, t1, tol) }
+		ps := params{pts: pts, i: i, arc: arc[:1], u: u, d: d, w: wb}
+		try := func(j int) (Segment, bool) { return fitPiece(&ps, j, t1, tol) }
 		// good: the longest stretch known to fit (one step always does); bad: the
 		// shortest known not to.
 		good, bad := i+1, n
@@ -203,16 +209,18 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 			}
 		}
 		out = append(out, best)
+		arc, u, d, wb = ps.arc, ps.u, ps.d, ps.w
 		i = good
 	}
 	return out
 }
 
-// fitPiece fits pts[i..j] with a line, or else a cubic leaving pts[i] along t1 and
-// reaching pts[j] along the run's direction there, and says whether it stays within
-// tol.
-func fitPiece(pts []Vec, i, j int, t1 Vec, tol float64) (Segment, bool) {
-	piece := pts[i : j+1]
+// fitPiece fits pts[i..j] (pts and i from ps) with a line, or else a cubic leaving
+// pts[i] along t1 and reaching pts[j] along the run's direction there, and says
+// whether it stays within tol.
+func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
+	pts := ps.pts
+	piece := pts[ps.i : j+1]
 	if len(piece) == 2 || withinLine(piece, tol) {
 		return Segment{Line: true, P0: piece[0], P3: piece[len(piece)-1]}, true
 	}
@@ -220,15 +228,43 @@ func fitPiece(pts []Vec, i, j int, t1 Vec, tol float64) (Segment, bool) {
 	if j < len(pts)-1 {
 		t2 = midTangent(pts, j).mul(-1)
 	}
-	u := chordParams(piece)
-	seg := generate(piece, u, t1, t2)
-	errMax, _ := maxError(piece, seg, u)
+	u := ps.chord(j)
+	ps.d = slices.Grow(ps.d[:0], len(piece))[:len(piece)]
+	ps.w = slices.Grow(ps.w[:0], len(piece))[:len(piece)]
+	seg := generate(piece, u, t1, t2, ps.w)
+	// Past 4*tol no Newton step is tried: the piece fails.
+	errMax := maxError(piece, seg, ps.w, 4*tol, ps.d)
 	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
-		reparameterise(piece, seg, u)
-		seg = generate(piece, u, t1, t2)
-		errMax, _ = maxError(piece, seg, u)
+		reparameterise(piece, seg, u, ps.d)
+		seg = generate(piece, u, t1, t2, ps.w)
+		errMax = maxError(piece, seg, ps.w, 4*tol, ps.d)
 	}
 	return seg, errMax <= tol
+}
+
+// params gives the chord-length parameters of the pieces pts[i..j] for one i and
+// several j: the arc length from pts[i] is summed once, as far as asked, and each
+// piece's parameters are that sum over its own length.
+type params struct {
+	pts    []Vec
+	i      int
+	arc, u []float64    // arc[k]: length from pts[i] to pts[i+k]; u: the last piece's parameters
+	d      []Vec        // the last piece's curve points less its points (maxError's)
+	w      [][4]float64 // the control points' weights at u (generate's)
+}
+
+// chord returns the chord-length parameters of pts[i..j] (each point's arc length
+// from pts[i] over the piece's), in a buffer the next call reuses.
+func (p *params) chord(j int) []float64 {
+	for k := len(p.arc); k <= j-p.i; k++ {
+		p.arc = append(p.arc, p.arc[k-1]+p.pts[p.i+k].dist(p.pts[p.i+k-1]))
+	}
+	total := p.arc[j-p.i]
+	p.u = p.u[:0]
+	for _, a := range p.arc[:j-p.i+1] {
+		p.u = append(p.u, a/total)
+	}
+	return p.u
 }
 
 // midTangent returns the run's direction at its inner point i, from the points three
@@ -271,33 +307,27 @@ func endTangent(pts []Vec) Vec {
 	return pts[n-1-k].sub(pts[n-1]).unit()
 }
 
-func chordParams(pts []Vec) []float64 {
-	u := make([]float64, len(pts))
-	for i := 1; i < len(pts); i++ {
-		u[i] = u[i-1] + pts[i].dist(pts[i-1])
-	}
-	total := u[len(u)-1]
-	for i := range u {
-		u[i] /= total
-	}
-	return u
+// basis returns the cubic Bernstein polynomials at t: the weights of a cubic's four
+// control points at t.
+func basis(t float64) [4]float64 {
+	mt := 1 - t
+	return [4]float64{mt * mt * mt, 3 * mt * mt * t, 3 * mt * t * t, t * t * t}
 }
 
-func bezier(s Segment, t float64) Vec {
-	mt := 1 - t
-	a, b, c, d := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
-	return Vec{a*s.P0.X + b*s.P1.X + c*s.P2.X + d*s.P3.X, a*s.P0.Y + b*s.P1.Y + c*s.P2.Y + d*s.P3.Y}
+// at returns the point of s whose control points' weights are b.
+func (s *Segment) at(b *[4]float64) Vec {
+	return Vec{b[0]*s.P0.X + b[1]*s.P1.X + b[2]*s.P2.X + b[3]*s.P3.X, b[0]*s.P0.Y + b[1]*s.P1.Y + b[2]*s.P2.Y + b[3]*s.P3.Y}
 }
 
 // generate finds the control-point distances along t1 and t2 minimising the squared
-// error at parameters u.
-func generate(pts []Vec, u []float64, t1, t2 Vec) Segment {
+// error at parameters u, and keeps in w the control points' weights at each u[i].
+func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 	p0, p3 := pts[0], pts[len(pts)-1]
 	var c00, c01, c11, x0, x1 float64
+	u, w = u[:len(pts)], w[:len(pts)]
 	for i, p := range pts {
-		t := u[i]
-		mt := 1 - t
-		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		w[i] = basis(u[i])
+		b0, b1, b2, b3 := w[i][0], w[i][1], w[i][2], w[i][3]
 		a1, a2 := t1.mul(b1), t2.mul(b2)
 		c00 += a1.dot(a1)
 		c01 += a1.dot(a2)
@@ -319,33 +349,56 @@ func generate(pts []Vec, u []float64, t1, t2 Vec) Segment {
 	return Segment{P0: p0, P1: p0.add(t1.mul(al1)), P2: p3.add(t2.mul(al2)), P3: p3}
 }
 
-func maxError(pts []Vec, s Segment, u []float64) (float64, int) {
-	var worst float64
-	at := len(pts) / 2
+// maxError returns the largest distance between pts and s at the points whose
+// control-point weights are w (generate's), or, once one exceeds stop, that one; it
+// keeps in diff each inner point's offset, the curve's point less pts[i] (up to the one
+// past stop). A distance is taken only when its square comes near the largest so far,
+// so the result is the same as taking all.
+func maxError(pts []Vec, s Segment, w [][4]float64, stop float64, diff []Vec) float64 {
+	var worst, near float64 // near: below it, a squared distance cannot beat worst
 	for i := 1; i < len(pts)-1; i++ {
-		if d := bezier(s, u[i]).dist(pts[i]); d > worst {
-			worst, at = d, i
+		d := s.at(&w[i]).sub(pts[i])
+		diff[i] = d
+		if d.X*d.X+d.Y*d.Y < near {
+			continue
+		}
+		if l := d.len(); l > worst {
+			worst = l
+			if worst > stop {
+				return worst
+			}
+			near = worst * worst * (1 - 1e-9)
 		}
 	}
-	return worst, at
+	return worst
 }
 
 // reparameterise moves each parameter of u, in place, by one Newton step towards the
-// closest point of s (each depends on its own point alone).
-func reparameterise(pts []Vec, s Segment, u []float64) {
+// closest point of s (each depends on its own point alone); diff holds s at u[i] less
+// pts[i] for each inner point, as maxError left it.
+func reparameterise(pts []Vec, s Segment, u []float64, diff []Vec) {
 	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
 	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
 	for i := 1; i < len(pts)-1; i++ {
 		t := u[i]
 		mt := 1 - t
-		q := bezier(s, t)
 		q1 := d1[0].mul(mt * mt).add(d1[1].mul(2 * mt * t)).add(d1[2].mul(t * t))
 		q2 := d2[0].mul(mt).add(d2[1].mul(t))
-		diff := q.sub(pts[i])
-		num := diff.dot(q1)
-		den := q1.dot(q1) + diff.dot(q2)
+		num := diff[i].dot(q1)
+		den := q1.dot(q1) + diff[i].dot(q2)
 		if den != 0 {
-			u[i] = math.Min(1, math.Max(0, t-num/den))
+			u[i] = clamp01(t - num/den)
 		}
 	}
+}
+
+// clamp01 returns min(1, max(0, v)) in two comparisons: -0 becomes +0, NaN stays NaN.
+func clamp01(v float64) float64 {
+	switch {
+	case v <= 0:
+		return 0
+	case v > 1:
+		return 1
+	}
+	return v
 }

@@ -66,7 +66,7 @@ func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
 	for v := 0; v < 256; v++ {
 		c += hist[v]
 		if c >= target && c > 0 {
-			return math.Max(float64(v)/255, 0.25)
+			return max(float64(v)/255, 0.25)
 		}
 	}
 	return 1
@@ -105,7 +105,7 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 				if c < 0.08 && t > 0.5 {
 					break
 				}
-				c = math.Min(c, 1)
+				c = min(c, 1)
 				wgt := step
 				if t == 0 {
 					wgt = step
@@ -175,7 +175,7 @@ func Ends(m *Measured, g *ink.Image, level, wd float64) {
 		// The outward direction, from a point about a width inside.
 		k := end
 		var l float64
-		for l < math.Max(3, wd) {
+		for l < max(3, wd) {
 			next := k + 1
 			if end > 0 {
 				next = k - 1
@@ -197,7 +197,7 @@ func Ends(m *Measured, g *ink.Image, level, wd float64) {
 		const step = 0.25
 		var extent float64
 		for t := -1.0; t <= 1.5*wd+3; t += step {
-			c := math.Min(1, g.Bilinear(p.X+t*ux, p.Y+t*uy)/level)
+			c := min(1, g.Bilinear(p.X+t*ux, p.Y+t*uy)/level)
 			if t > 0.5 && c < 0.08 {
 				break
 			}
@@ -303,7 +303,7 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 			ref = sm[i]
 			continue
 		}
-		hi, lo := math.Max(ref, sm[i]), math.Min(ref, sm[i])
+		hi, lo := max(ref, sm[i]), min(ref, sm[i])
 		if hi > lo*ratio && hi-lo > 1 && known[i+1]-known[start] >= minRun && known[n]-known[i] >= minRun {
 			parts = append(parts, Measured{Points: m.Points[start : i+1], Widths: m.Widths[start : i+1]})
 			start = i
@@ -315,7 +315,7 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 	// neighbours of about one width: join them again.
 	for k := 1; k < len(parts); {
 		a, b := parts[k-1].Median(math.NaN()), parts[k].Median(math.NaN())
-		hi, lo := math.Max(a, b), math.Min(a, b)
+		hi, lo := max(a, b), min(a, b)
 		if hi > lo*ratio && hi-lo > 1 {
 			k++
 			continue
@@ -432,7 +432,7 @@ func extend(ms []Measured, boxes []box, i, end int, g *ink.Image, level float64)
 		return k, l
 	}
 	ka, _ := walk(k0, p.R)
-	k1, l := walk(ka, math.Max(6, 2*p.R))
+	k1, l := walk(ka, max(6, 2*p.R))
 	if l < 3 {
 		return false
 	}
@@ -514,7 +514,7 @@ func rayHit(ox, oy, ux, uy float64, a, b graph.Point) (float64, bool) {
 type box struct{ x0, y0, x1, y1 float64 }
 
 func (b box) add(x, y float64) box {
-	return box{math.Min(b.x0, x), math.Min(b.y0, y), math.Max(b.x1, x), math.Max(b.y1, y)}
+	return box{min(b.x0, x), min(b.y0, y), max(b.x1, x), max(b.y1, y)}
 }
 
 // near says whether b and c come within d of each other.
