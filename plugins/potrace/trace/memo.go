@@ -13,11 +13,11 @@ import (
 // corners in full, so a remembered curve is exactly the one Trace would work out. It is
 // safe for concurrent use, and it stops remembering after MemoSegments segments.
 type Memo struct {
-	opts    Options
-	height  int
-	mu      sync.Mutex
-	entries map[uint64][]memoEntry
-	kept    int // segments remembered
+	opts   Options
+	height int
+	mu     sync.Mutex
+	curves map[memoKey][]Segment
+	kept   int // segments remembered
 }
 
 // MemoSegments bounds the segments a Memo keeps (about 72 bytes each, plus a quarter
@@ -28,19 +28,18 @@ const MemoSegments = 1 << 19
 // ones cost little to work out again.
 const minMemoCorners = 16
 
-// memoEntry is one remembered path: its first corner, side, length and moves (two bits
-// each), and its curve.
-type memoEntry struct {
+// memoKey names a path by its first corner, its side, its length and its moves (two
+// bits each, four to a byte): paths with equal keys have the same corners.
+type memoKey struct {
 	start    point
 	positive bool
 	n        int
-	moves    []byte
-	curve    []Segment
+	moves    string
 }
 
 // NewMemo returns an empty memo for bitmaps of the given height traced with opts.
 func NewMemo(opts Options, height int) *Memo {
-	return &Memo{opts: opts, height: height, entries: map[uint64][]memoEntry{}}
+	return &Memo{opts: opts, height: height, curves: map[memoKey][]Segment{}}
 }
 
 // Trace is Trace(ctx, bm, opts) with m's options, reusing and remembering curves, and
@@ -63,36 +62,22 @@ func (m *Memo) curve(s *scratch, p rawPath, opts Options, h float64) []Segment {
 	if !ok {
 		return s.curve(p, opts, h)
 	}
-	key := memoHash(p, moves)
+	key := memoKey{start: p.pts[0], positive: p.positive, n: len(p.pts), moves: string(moves)}
 	m.mu.Lock()
-	e := m.find(key, p, moves)
+	c, found := m.curves[key]
 	m.mu.Unlock()
-	if e != nil {
-		return append([]Segment(nil), e.curve...)
+	if found {
+		return append([]Segment(nil), c...)
 	}
-	c := s.curve(p, opts, h)
+	c = s.curve(p, opts, h)
 	m.mu.Lock()
 	// Another goroutine may have worked it out meanwhile.
-	if m.find(key, p, moves) == nil && m.kept+len(c) <= MemoSegments {
+	if _, found := m.curves[key]; !found && m.kept+len(c) <= MemoSegments {
 		m.kept += len(c)
-		m.entries[key] = append(m.entries[key], memoEntry{start: p.pts[0], positive: p.positive, n: len(p.pts),
-			moves: append([]byte(nil), moves...), curve: append([]Segment(nil), c...)})
+		m.curves[key] = append([]Segment(nil), c...)
 	}
 	m.mu.Unlock()
 	return c
-}
-
-// find returns the entry of path p, whose hash is key and moves moves, or nil; m.mu
-// must be held.
-func (m *Memo) find(key uint64, p rawPath, moves []byte) *memoEntry {
-	es := m.entries[key]
-	for i := range es {
-		e := &es[i]
-		if e.start == p.pts[0] && e.positive == p.positive && e.n == len(p.pts) && string(e.moves) == string(moves) {
-			return e
-		}
-	}
-	return nil
 }
 
 // appendMoves appends the moves between consecutive corners of pts to dst, four to a
@@ -120,22 +105,4 @@ func appendMoves(dst []byte, pts []point) ([]byte, bool) {
 		}
 	}
 	return dst, true
-}
-
-// memoHash hashes a path's first corner, side, length and moves (FNV-1a).
-func memoHash(p rawPath, moves []byte) uint64 {
-	h := uint64(14695981039346656037)
-	mix := func(v uint64) {
-		h ^= v
-		h *= 1099511628211
-	}
-	mix(uint64(uint32(p.pts[0].x))<<32 | uint64(uint32(p.pts[0].y)))
-	mix(uint64(len(p.pts)))
-	if p.positive {
-		mix(1)
-	}
-	for _, b := range moves {
-		mix(uint64(b))
-	}
-	return h
 }
