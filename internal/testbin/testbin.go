@@ -16,6 +16,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 )
 
 var (
@@ -82,15 +83,42 @@ func Build(tb testing.TB, pkg string, vars ...string) string {
 // Dir returns the folder Build keeps the binaries of this checkout in, creating it:
 // tracecraft-testbin/ROOT-HASH in the user's cache folder (os.UserCacheDir), or in the
 // temporary folder when there is none. Each checkout has its own, so two clones do not
-// overwrite each other's binaries.
+// overwrite each other's binaries; as Go trims its build cache, the folders of
+// checkouts that built nothing for unusedFor are removed.
 func Dir() (string, error) {
 	base, err := os.UserCacheDir()
 	if err != nil {
 		base = os.TempDir()
 	}
 	sum := sha256.Sum256([]byte(Root()))
-	dir := filepath.Join(base, "tracecraft-testbin", hex.EncodeToString(sum[:8]))
-	return dir, os.MkdirAll(dir, 0o755)
+	parent := filepath.Join(base, "tracecraft-testbin")
+	dir := filepath.Join(parent, hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	trim(parent, dir, time.Now())
+	return dir, nil
+}
+
+// unusedFor is how long a checkout's folder of binaries is kept after its last build.
+const unusedFor = 7 * 24 * time.Hour
+
+// trim removes the folders in parent, other than keep, whose lock file (touched by
+// every build) is older than unusedFor.
+func trim(parent, keep string, now time.Time) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		dir := filepath.Join(parent, e.Name())
+		if dir == keep || !e.IsDir() {
+			continue
+		}
+		if st, err := os.Stat(filepath.Join(dir, ".lock")); err == nil && now.Sub(st.ModTime()) > unusedFor {
+			os.RemoveAll(dir)
+		}
+	}
 }
 
 // lock takes an exclusive lock on the file at path, creating it, and returns what
@@ -104,6 +132,9 @@ func lock(path string) (func(), error) {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
+	// The lock file's time says when the folder was last used (see trim).
+	now := time.Now()
+	os.Chtimes(path, now, now)
 	return func() { f.Close() }, nil
 }
 
