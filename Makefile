@@ -22,7 +22,7 @@ PROTO_OUT := sdk/internal/tracev1
 # TEMPLATE is the example engine, a Go module of its own as a third party's engine is.
 TEMPLATE  := examples/engine-template
 
-.PHONY: build run test prepare-go bench proto proto-check tools lint clean chromium fidelity-tools clienttools npm
+.PHONY: build run test prepare-go node-tools bench proto proto-check tools lint clean chromium fidelity-tools clienttools npm
 
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
@@ -140,20 +140,29 @@ clienttools: npm
 		{ if [ -n "$$CI" ]; then echo "openapi-typescript could not be installed"; exit 1; fi; \
 		  echo "openapi-typescript could not be installed: the TypeScript client test will be skipped"; }
 
-# pgcheck says whether the PostgreSQL tests will run, and against which server, or why
-# they are skipped (under CI they fail instead).
 # test first prepares in parallel strands: the Go one (lint, the generated-code check and
 # the build, one after another: they compile the same packages, and two go commands
 # compiling at once would both do the work) beside the installs, which mostly wait on
-# the network; then it runs the tests.
+# the network; then it runs the tests. pgcheck says whether the PostgreSQL tests will run,
+# and against which server, or why they are skipped (under CI they fail instead). Each step
+# ends with a line of its wall and CPU seconds (scripts/timed).
+TIMED := scripts/timed
 test:
-	@$(MAKE) --no-print-directory -j3 --output-sync=line prepare-go chromium fidelity-tools clienttools
+	@$(MAKE) --no-print-directory -j3 --output-sync=line timed-prepare-go timed-chromium timed-node-tools
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
-	$(GO) test -count=1 -timeout 25m ./...
-	cd $(TEMPLATE) && $(GO) test -count=1 ./...
+	$(TIMED) "go test" $(GO) test -count=1 -timeout 25m ./...
+	cd $(TEMPLATE) && ../../$(TIMED) "go test ($(TEMPLATE))" $(GO) test -count=1 ./...
 
 prepare-go:
-	@$(MAKE) --no-print-directory lint && $(MAKE) --no-print-directory proto-check && $(MAKE) --no-print-directory build
+	@$(MAKE) --no-print-directory timed-lint && $(MAKE) --no-print-directory timed-proto-check && $(MAKE) --no-print-directory timed-build
+
+# node-tools: what the tests need from npm (fidelity-tools and clienttools share the npm
+# they may fetch, so they are one make's prerequisites).
+node-tools: fidelity-tools clienttools
+
+# timed-X makes X and then prints its wall and CPU seconds.
+timed-%:
+	@$(TIMED) $* $(MAKE) --no-print-directory $*
 
 # bench: the host's overhead, load, 429 latency and peak memory (real processes, default
 # bench time for stable percentiles), then each engine's algorithm on the corpus.
