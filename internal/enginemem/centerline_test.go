@@ -38,12 +38,14 @@ const centerlinePeakLimit = 100<<20 + 18*5184*3200
 // centerline and potrace plugin processes and reports each one's peak resident memory;
 // centerline's must stay under centerlinePeakLimit.
 func TestCenterlinePeakMemoryOnA16MPDrawing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("traces a 16.6 MP image with two engines")
 	}
 	img := drawingPNG(t)
 	for _, name := range []string{"centerline", "potrace"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			peak := tracePeak(t, name, "16.6 MP drawing", img)
 			if name == "centerline" && peak > centerlinePeakLimit {
 				t.Errorf("centerline's process peaked at %d MB on a 16.6 MP drawing, want at most %d MB", peak>>20, centerlinePeakLimit>>20)

@@ -119,6 +119,7 @@ func photoPNG(t *testing.T) []byte {
 // process and then reads the process's resident memory until it is under idleLimit,
 // failing if that takes longer than idleWithin.
 func TestAnIdleEngineGivesItsMemoryBack(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("traces a 40 MP image")
 	}
@@ -176,6 +177,7 @@ func tracePeak(t *testing.T, name, what string, img []byte) int64 {
 // potrace2), which have no limit: the table of the memory notes, left out of a plain
 // run because their two traces would only print figures.
 func TestPeakMemoryOnA16MPPhoto(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("traces a 16 MP image")
 	}
@@ -186,6 +188,7 @@ func TestPeakMemoryOnA16MPPhoto(t *testing.T) {
 	}
 	for _, name := range engines {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			peak := tracePeak(t, name, "16.8 MP photo", img)
 			if name == "tracecraft" && peak > peakLimit {
 				t.Errorf("tracecraft's process peaked at %d MB on a 16 MP photo, want at most %d MB", peak>>20, peakLimit>>20)
