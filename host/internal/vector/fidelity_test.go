@@ -519,118 +519,138 @@ func TestDXFReadsBackLikeTheSVG(t *testing.T) {
 	t.Parallel()
 	needEzdxf(t)
 	dir := t.TempDir()
+	items := traceCorpus(t)
+	// Each trace's check is independent (a file of its own, and ezdxf in a process of its
+	// own, reading a photo's DXF for seconds): they run as parallel subtests, and the
+	// table is put together after.
+	rows := make([]string, len(items))
+	t.Run("each", func(t *testing.T) {
+		for i, it := range items {
+			if !it.full {
+				continue
+			}
+			t.Run(it.engine+"/"+it.name, func(t *testing.T) {
+				t.Parallel()
+				rows[i] = dxfReadBack(t, filepath.Join(dir, strconv.Itoa(i)+".dxf"), it)
+			})
+		}
+	})
 	var table []string
-	for i, it := range traceCorpus(t) {
-		if !it.full {
-			continue
+	for _, row := range rows {
+		if row != "" {
+			table = append(table, row)
 		}
-		doc, err := vector.Parse(it.svg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(dir, strconv.Itoa(i)+".dxf")
-		var b bytes.Buffer
-		if err := vector.WriteDXF(&b, doc, doc.Width, doc.Height, vector.UnitsNone); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(file, b.Bytes(), 0o644)
-		got := ezdxf(t, file)
-
-		// What the SVG holds: per fill colour, its subpaths' segment ends, y up.
-		want := map[string][][]vector.Point{}
-		for _, s := range doc.Shapes {
-			if s.Fill == nil {
-				continue
-			}
-			layer := vector.DXFLayer(*s.Fill)
-			var cur []vector.Point
-			for _, seg := range s.Path {
-				switch seg.Op {
-				case vector.MoveTo:
-					if len(cur) > 1 {
-						want[layer] = append(want[layer], cur)
-					}
-					cur = nil
-					fallthrough
-				case vector.LineTo, vector.CubicTo:
-					e := seg.End()
-					cur = append(cur, vector.Point{X: e.X - doc.MinX, Y: doc.Height - (e.Y - doc.MinY)})
-				}
-			}
-			if len(cur) > 1 {
-				want[layer] = append(want[layer], cur)
-			}
-		}
-		layers := []string{"0"}
-		for l := range want {
-			layers = append(layers, l)
-		}
-		sort.Strings(layers)
-		var colourLayers []string // ezdxf adds a Defpoints layer of its own
-		for _, l := range got.Layers {
-			if l == "0" || strings.HasPrefix(l, "C-") {
-				colourLayers = append(colourLayers, l)
-			}
-		}
-		if strings.Join(colourLayers, ",") != strings.Join(layers, ",") {
-			t.Errorf("%s %s: ezdxf reads %d layers, want %d (one per colour and 0)", it.engine, it.name, len(got.Layers), len(layers))
-		}
-		byLayer := map[string][]dxfPolyline{}
-		for _, p := range got.Polylines {
-			if !p.Closed {
-				t.Errorf("%s %s: an open polyline on %s; a fill's outlines are closed", it.engine, it.name, p.Layer)
-			}
-			byLayer[p.Layer] = append(byLayer[p.Layer], p)
-		}
-		shapes, worst := 0, 0.0
-		for layer, subpaths := range want {
-			if len(byLayer[layer]) != len(subpaths) {
-				t.Errorf("%s %s: layer %s has %d closed polylines, the SVG %d subpaths of that colour", it.engine, it.name, layer, len(byLayer[layer]), len(subpaths))
-				continue
-			}
-			shapes += len(subpaths)
-			for k, sp := range subpaths {
-				pts := byLayer[layer][k].Points
-				j := 0
-				for _, p := range sp {
-					// The end point of a closing segment may be the dropped repeat of the start.
-					best := math.Inf(1)
-					for j < len(pts) {
-						d := math.Hypot(pts[j][0]-p.X, pts[j][1]-p.Y)
-						if d <= 0.01 {
-							// The nearest of the vertices from here on (flattened
-							// curves put several close to a segment's end).
-							best = d
-							for j+1 < len(pts) {
-								n := math.Hypot(pts[j+1][0]-p.X, pts[j+1][1]-p.Y)
-								if n >= best {
-									break
-								}
-								best, j = n, j+1
-							}
-							break
-						}
-						j++
-					}
-					if j == len(pts) {
-						d := math.Hypot(pts[0][0]-p.X, pts[0][1]-p.Y)
-						if d > 0.01 {
-							t.Errorf("%s %s: layer %s polyline %d has no vertex within 0.01 of %v", it.engine, it.name, layer, k, p)
-							break
-						}
-						best = d
-						j = 0
-					}
-					worst = math.Max(worst, best)
-				}
-			}
-		}
-		if got.InsUnits != vector.UnitsNone {
-			t.Errorf("%s %s: $INSUNITS %d, want 0 for pixels", it.engine, it.name, got.InsUnits)
-		}
-		table = append(table, fmt.Sprintf("| %s | %s | %d | %d | %.4f |", it.engine, it.name, len(layers)-1, shapes, worst))
 	}
 	t.Logf("DXF read back by ezdxf:\n| engine | image | colour layers | closed shapes | worst distance |\n|---|---|---|---|---|\n%s", strings.Join(table, "\n"))
+}
+
+// dxfReadBack writes it as a DXF at file, reads it back with ezdxf and checks what it
+// reads (see TestDXFReadsBackLikeTheSVG); it returns the trace's row of the table.
+func dxfReadBack(t *testing.T, file string, it traced) string {
+	doc, err := vector.Parse(it.svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := vector.WriteDXF(&b, doc, doc.Width, doc.Height, vector.UnitsNone); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(file, b.Bytes(), 0o644)
+	got := ezdxf(t, file)
+
+	// What the SVG holds: per fill colour, its subpaths' segment ends, y up.
+	want := map[string][][]vector.Point{}
+	for _, s := range doc.Shapes {
+		if s.Fill == nil {
+			continue
+		}
+		layer := vector.DXFLayer(*s.Fill)
+		var cur []vector.Point
+		for _, seg := range s.Path {
+			switch seg.Op {
+			case vector.MoveTo:
+				if len(cur) > 1 {
+					want[layer] = append(want[layer], cur)
+				}
+				cur = nil
+				fallthrough
+			case vector.LineTo, vector.CubicTo:
+				e := seg.End()
+				cur = append(cur, vector.Point{X: e.X - doc.MinX, Y: doc.Height - (e.Y - doc.MinY)})
+			}
+		}
+		if len(cur) > 1 {
+			want[layer] = append(want[layer], cur)
+		}
+	}
+	layers := []string{"0"}
+	for l := range want {
+		layers = append(layers, l)
+	}
+	sort.Strings(layers)
+	var colourLayers []string // ezdxf adds a Defpoints layer of its own
+	for _, l := range got.Layers {
+		if l == "0" || strings.HasPrefix(l, "C-") {
+			colourLayers = append(colourLayers, l)
+		}
+	}
+	if strings.Join(colourLayers, ",") != strings.Join(layers, ",") {
+		t.Errorf("%s %s: ezdxf reads %d layers, want %d (one per colour and 0)", it.engine, it.name, len(got.Layers), len(layers))
+	}
+	byLayer := map[string][]dxfPolyline{}
+	for _, p := range got.Polylines {
+		if !p.Closed {
+			t.Errorf("%s %s: an open polyline on %s; a fill's outlines are closed", it.engine, it.name, p.Layer)
+		}
+		byLayer[p.Layer] = append(byLayer[p.Layer], p)
+	}
+	shapes, worst := 0, 0.0
+	for layer, subpaths := range want {
+		if len(byLayer[layer]) != len(subpaths) {
+			t.Errorf("%s %s: layer %s has %d closed polylines, the SVG %d subpaths of that colour", it.engine, it.name, layer, len(byLayer[layer]), len(subpaths))
+			continue
+		}
+		shapes += len(subpaths)
+		for k, sp := range subpaths {
+			pts := byLayer[layer][k].Points
+			j := 0
+			for _, p := range sp {
+				// The end point of a closing segment may be the dropped repeat of the start.
+				best := math.Inf(1)
+				for j < len(pts) {
+					d := math.Hypot(pts[j][0]-p.X, pts[j][1]-p.Y)
+					if d <= 0.01 {
+						// The nearest of the vertices from here on (flattened
+						// curves put several close to a segment's end).
+						best = d
+						for j+1 < len(pts) {
+							n := math.Hypot(pts[j+1][0]-p.X, pts[j+1][1]-p.Y)
+							if n >= best {
+								break
+							}
+							best, j = n, j+1
+						}
+						break
+					}
+					j++
+				}
+				if j == len(pts) {
+					d := math.Hypot(pts[0][0]-p.X, pts[0][1]-p.Y)
+					if d > 0.01 {
+						t.Errorf("%s %s: layer %s polyline %d has no vertex within 0.01 of %v", it.engine, it.name, layer, k, p)
+						break
+					}
+					best = d
+					j = 0
+				}
+				worst = math.Max(worst, best)
+			}
+		}
+	}
+	if got.InsUnits != vector.UnitsNone {
+		t.Errorf("%s %s: $INSUNITS %d, want 0 for pixels", it.engine, it.name, got.InsUnits)
+	}
+	return fmt.Sprintf("| %s | %s | %d | %d | %.4f |", it.engine, it.name, len(layers)-1, shapes, worst)
 }
 
 // TestReadersMeasureTheSize asks for a size in each unit and measures it with the real

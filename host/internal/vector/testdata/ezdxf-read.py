@@ -26,4 +26,7 @@ for e in doc.modelspace():
             "closed": e.closed,
             "points": [[p[0], p[1]] for p in e.get_points("xy")],
         })
-json.dump(out, sys.stdout)
+# json.dumps, not json.dump: dump streams through the pure-Python encoder in some half a
+# million small writes for a photo's DXF, as long as ezdxf's reading; dumps uses the C
+# encoder and writes once.
+sys.stdout.write(json.dumps(out))
