@@ -154,9 +154,12 @@ clienttools: npm
 # without DWARF debugging information, which nothing in a test run reads (stack traces
 # come from the runtime's own tables), and a third less link work for each of the some 60 test
 # binaries (the host's: 5.0 -> 3.3 CPU s). The binaries the tests run (internal/testbin)
-# are built as make build builds them.
+# are built as make build builds them. -parallel 4: the tests that start real processes
+# (t.Parallel, each with its own ports, folders and database) spend much of their time
+# waiting for those processes, so on a 2-core machine two at a time (the default,
+# GOMAXPROCS) left the cores idle while the host's package, the longest, ran on.
 TIMED     := scripts/timed
-TESTFLAGS := -count=1 -vet=off -ldflags=-w
+TESTFLAGS := -count=1 -vet=off -ldflags=-w -parallel 4
 test:
 	@$(MAKE) --no-print-directory -j3 --output-sync=line timed-prepare-go timed-chromium timed-node-tools
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
