@@ -160,16 +160,19 @@ func ValueFromProto(v *tracev1.Value) any {
 // off when n is not 0, with the function that unmaps them. The bytes must not be used
 // after unmapping.
 func mapImageFile(path string, off, n uint64) ([]byte, func(), error) {
-	f, err := os.Open(path)
+	// The file is opened, measured and mapped with plain system calls: an *os.File would
+	// add the poller's registration (refused for a memfd) and, for Fd, two fcntl calls
+	// to make it blocking again.
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	size := uint64(st.Size())
+	size := uint64(st.Size)
 	if n == 0 {
 		off, n = 0, size
 	}
@@ -183,7 +186,7 @@ func mapImageFile(path string, off, n uint64) ([]byte, func(), error) {
 	}
 	// Mappings start on a page boundary.
 	start := off &^ uint64(os.Getpagesize()-1)
-	m, err := unix.Mmap(int(f.Fd()), int64(start), int(n+off-start), unix.PROT_READ, unix.MAP_SHARED)
+	m, err := unix.Mmap(fd, int64(start), int(n+off-start), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, nil, err
 	}
