@@ -24,8 +24,10 @@ import (
 // list parameters (sdk.List), which a plugin describes only to a host that says it
 // understands them (DescribeRequest.lists), so both older hosts and older plugins keep
 // working; 2.3.0 the image measures texture_share and top16_fine_share (package
-// analysis), which the host's auto uses when an engine reports them.
-const SDKVersion = "2.3.0"
+// analysis), which the host's auto uses when an engine reports them; 2.4.0 leaves out
+// its own check of the SVG when the host says it checks it (TraceRequest.
+// host_checks_output), instead of making the answer wait for the same check twice.
+const SDKVersion = "2.4.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
 // it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
