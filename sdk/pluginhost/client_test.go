@@ -303,3 +303,25 @@ func TestAnalyzeKeepThenTraceUsesTheDecodedImage(t *testing.T) {
 		t.Errorf("trace with nothing kept: %+v, %v", got, err)
 	}
 }
+
+// TestAPluginLeavesTheOutputCheckToACallerThatChecks runs the rogue engine with the sdk's
+// own output check on: asked for a <script>, it refuses its SVG with CodeBadOutput, unless
+// the request says the caller checks the output (OutputChecked, the host's registry
+// does), when it answers the SVG as made, for the caller to refuse.
+func TestAPluginLeavesTheOutputCheckToACallerThatChecks(t *testing.T) {
+	c, err := pluginhost.Start(pluginhost.Launch{Path: testbin.Build(t, "./internal/rogueengine", "main.name=checked")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	img := testbin.SolidPNG(t, 12, 7, color.NRGBA{200, 10, 10, 255})
+	for _, checked := range []bool{false, true} {
+		r, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img, Params: map[string]any{"output": "script"}, OutputChecked: checked})
+		switch {
+		case !checked && sdk.ErrorCode(err) != sdk.CodeBadOutput:
+			t.Errorf("without OutputChecked: got %v, want the plugin's %s", err, sdk.CodeBadOutput)
+		case checked && (err != nil || !bytes.Contains(r.SVG, []byte("<script"))):
+			t.Errorf("with OutputChecked: got %v and %.80q, want the SVG as the engine made it", err, r.SVG)
+		}
+	}
+}
