@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
@@ -14,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,23 +91,41 @@ func percentile(sorted []time.Duration, p float64) float64 {
 // the host adds to receiving the upload (the target is at most 1 ms). It also reports
 // the time to read the image's header, which the host does itself.
 //
+// With TRACECRAFT_BENCH_ENGINE=NAME, the bundled engine plugins/NAME traces instead of
+// the test engine, whose SVG is a single rectangle: a real engine's SVG (tens to
+// hundreds of KB for a photo) brings the host's work that grows with it (the output
+// check, JSON escaping, compression: Go's client accepts gzip).
+//
 // With TRACECRAFT_BENCH_BASE_HOST=PATH, another build of the host (say, main's) serves
 // the same requests in turn, in the same run: its figures are reported with a base-
-// prefix, for a before and after that the machine's load cannot tell apart. With
-// TRACECRAFT_BENCH_CPU_PROFILE=FILE the host writes a CPU profile of the run to FILE.
+// prefix, for a before and after that the machine's load cannot tell apart; with
+// TRACECRAFT_BENCH_BASE_PLUGINS=DIR too, the base host runs the engine binaries of DIR
+// (the test engine built from the same commit, so that a change on the sdk's plugin
+// side is timed as well). With TRACECRAFT_BENCH_CPU_PROFILE=FILE the host writes a CPU
+// profile of the run to FILE. CPU per request (host-cpu-ms, and engine-cpu-ms for the
+// host's engine processes) is steadier than wall time on a busy machine.
 func BenchmarkHostOverhead(b *testing.B) {
 	flags := []string{"--workers", "2"}
 	if f := os.Getenv("TRACECRAFT_BENCH_CPU_PROFILE"); f != "" {
 		flags = append(flags, "--cpu-profile", f)
 	}
 	plugins := newPlugins(b, "testengine")
+	engine := "testengine"
+	if name := os.Getenv("TRACECRAFT_BENCH_ENGINE"); name != "" {
+		engine = name
+		testbin.Install(b, testbin.Build(b, "./plugins/"+name), plugins, name)
+	}
 	hosts := []*benchHost{{host: startHost(b, plugins, "", flags...)}}
 	if bin := os.Getenv("TRACECRAFT_BENCH_BASE_HOST"); bin != "" {
-		base := spawnHostBinary(b, bin, plugins, "", "--workers", "2")
+		basePlugins := plugins
+		if dir := os.Getenv("TRACECRAFT_BENCH_BASE_PLUGINS"); dir != "" {
+			basePlugins = dir
+		}
+		base := spawnHostBinary(b, bin, basePlugins, "", "--workers", "2")
 		base.waitListening()
 		hosts = append(hosts, &benchHost{host: base, prefix: "base-"})
 	}
-	floor := startFloorServer(b)
+	floor, floorPid := startFloorServer(b)
 	for _, size := range []struct {
 		name string
 		img  []byte
@@ -118,11 +138,12 @@ func BenchmarkHostOverhead(b *testing.B) {
 		img := size.img
 		b.Run(size.name, func(b *testing.B) {
 			b.SetBytes(int64(len(img)))
-			ctype, body := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"testengine"}`)})
+			ctype, body := form(part{name: "image", filename: "in.png", data: img}, part{name: "settings", data: []byte(`{"engine":"` + engine + `"}`)})
 			var floorLat []time.Duration
 			for _, h := range hosts {
 				h.start(b)
 			}
+			floorPerf := startPerf(b, floorPid)
 			for n := 0; b.Loop(); n++ {
 				b.StopTimer()
 				floorLat = append(floorLat, floorRequest(b, floor, ctype, body))
@@ -135,6 +156,10 @@ func BenchmarkHostOverhead(b *testing.B) {
 				}
 				b.StartTimer()
 				hosts[0].request(b, ctype, body)
+			}
+			floorPerf.report(b, "floor-", len(floorLat))
+			for _, h := range hosts {
+				h.stopPerf(b)
 			}
 			sort.Slice(floorLat, func(i, j int) bool { return floorLat[i] < floorLat[j] })
 			floorP50 := percentile(floorLat, 50)
@@ -160,14 +185,26 @@ type benchHost struct {
 	*host
 	prefix           string // of its metrics' names
 	overhead, inHost []time.Duration
-	cpu0             time.Duration
+	cpu0, engineCPU0 time.Duration
 	n                int
+	// perf and enginePerf count the host's and its engine processes' work, with
+	// TRACECRAFT_BENCH_PERF=1.
+	perf, enginePerf *perfStat
 }
 
 // start begins the measurement of an image.
 func (h *benchHost) start(b *testing.B) {
 	h.overhead, h.inHost, h.n = nil, nil, 0
 	h.cpu0 = processCPU(b, h.cmd.Process.Pid)
+	h.engineCPU0 = childrenCPU(b, h.cmd.Process.Pid)
+	h.perf = startPerf(b, h.cmd.Process.Pid)
+	h.enginePerf = startPerf(b, children(h.cmd.Process.Pid)...)
+}
+
+// stopPerf reports the work perf counted per request.
+func (h *benchHost) stopPerf(b *testing.B) {
+	h.perf.report(b, h.prefix+"host-", h.n)
+	h.enginePerf.report(b, h.prefix+"engine-", h.n)
 }
 
 // request sends one upload and notes the host's overhead: the time to the answer minus
@@ -177,12 +214,25 @@ func (h *benchHost) request(b *testing.B, ctype string, body []byte) {
 	req, _ := http.NewRequest(http.MethodPost, h.url+"/api/vectorize", bytes.NewReader(body))
 	req.Header.Set("Content-Type", ctype)
 	start := time.Now()
-	r := do(b, req)
-	total := time.Since(start)
-	if r.status != 200 {
-		b.Fatalf("vectorize: %s", r)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
 	}
-	tm := r.json["timings"].(map[string]any)
+	data, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	// The request's time ends when its answer has arrived, not once the client has
+	// parsed it (a real engine's answer holds an SVG of hundreds of KB).
+	total := time.Since(start)
+	if err != nil || resp.StatusCode != 200 {
+		b.Fatalf("vectorize: %d %v %.300s", resp.StatusCode, err, data)
+	}
+	var answer struct {
+		Timings map[string]any `json:"timings"`
+	}
+	if err := json.Unmarshal(data, &answer); err != nil {
+		b.Fatal(err)
+	}
+	tm := answer.Timings
 	engine := time.Duration((tm["decodeMs"].(float64) + tm["traceMs"].(float64)) * float64(time.Millisecond))
 	h.overhead = append(h.overhead, total-engine)
 	// The part of it inside the handler, from the request's headers to the answer's
@@ -196,6 +246,8 @@ func (h *benchHost) report(b *testing.B, img []byte, floorP50 float64) {
 	// machine, and the host's whole share of the work (the engine's is in its own
 	// process).
 	b.ReportMetric(float64((processCPU(b, h.cmd.Process.Pid)-h.cpu0).Microseconds())/1000/float64(h.n), h.prefix+"host-cpu-ms")
+	// The engine processes' CPU per request, their decode and trace included.
+	b.ReportMetric(float64((childrenCPU(b, h.cmd.Process.Pid)-h.engineCPU0).Microseconds())/1000/float64(h.n), h.prefix+"engine-cpu-ms")
 	sort.Slice(h.overhead, func(i, j int) bool { return h.overhead[i] < h.overhead[j] })
 	sort.Slice(h.inHost, func(i, j int) bool { return h.inHost[i] < h.inHost[j] })
 	b.ReportMetric(percentile(h.inHost, 50), h.prefix+"handler-p50-ms")
@@ -231,6 +283,92 @@ func processCPU(b *testing.B, pid int) time.Duration {
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
+// childrenCPU returns the CPU time the running child processes of pid (the host's engine
+// processes) have used, as processCPU does; an engine process replaced meanwhile takes
+// its time with it.
+func childrenCPU(b *testing.B, pid int) time.Duration {
+	var sum time.Duration
+	for _, child := range children(pid) {
+		if _, err := testbin.Stat(child); err == nil {
+			sum += processCPU(b, child)
+		}
+	}
+	return sum
+}
+
+// perfStat is perf stat counting the work of processes: their CPU time (task-clock, in
+// ns, not in the 10 ms ticks of /proc), context switches, page faults and system calls,
+// all counted exactly rather than timed, so that a busy machine changes them little. It
+// runs with TRACECRAFT_BENCH_PERF=1 (perf must be installed and allowed to attach);
+// otherwise startPerf returns nil and report reports nothing.
+type perfStat struct {
+	cmd *exec.Cmd
+	out string
+}
+
+// perfEvents are the events perfStat counts, and the names of their metrics.
+var perfEvents = []struct{ event, metric string }{
+	{"task-clock", "task-ms"},
+	{"context-switches", "switches"},
+	{"page-faults", "faults"},
+	{"raw_syscalls:sys_enter", "syscalls"},
+}
+
+// startPerf starts counting the work of pids.
+func startPerf(b *testing.B, pids ...int) *perfStat {
+	if os.Getenv("TRACECRAFT_BENCH_PERF") == "" || len(pids) == 0 {
+		return nil
+	}
+	list := make([]string, len(pids))
+	for i, p := range pids {
+		list[i] = strconv.Itoa(p)
+	}
+	events := make([]string, len(perfEvents))
+	for i, e := range perfEvents {
+		events[i] = e.event
+	}
+	p := &perfStat{out: filepath.Join(b.TempDir(), "perf.csv")}
+	p.cmd = exec.Command("perf", "stat", "-x", ",", "-e", strings.Join(events, ","), "-p", strings.Join(list, ","), "-o", p.out)
+	if err := p.cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	// perf needs a moment to attach.
+	if !testbin.Eventually(5*time.Second, func() bool { _, err := os.Stat(p.out); return err == nil }) {
+		b.Fatal("perf stat did not start")
+	}
+	time.Sleep(100 * time.Millisecond)
+	return p
+}
+
+// report stops the count and reports each event per request of n, under prefix.
+func (p *perfStat) report(b *testing.B, prefix string, n int) {
+	if p == nil || n == 0 {
+		return
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	_ = p.cmd.Wait()
+	data, err := os.ReadFile(p.out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 3 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			continue
+		}
+		for _, e := range perfEvents {
+			if f[2] == e.event {
+				b.ReportMetric(v/float64(n), prefix+e.metric)
+			}
+		}
+	}
 }
 
 // BenchmarkLoad sends requests from 8 clients to a host with 2 workers per lane and
@@ -355,7 +493,7 @@ func peakRSS(b *testing.B) {
 // receive it, for reading BenchmarkHostOverhead's 4 MP figure. BenchmarkHostOverhead
 // also times it for each of its images, between its own requests (floor-p50-ms).
 func BenchmarkUploadFloor(b *testing.B) {
-	url := startFloorServer(b)
+	url, _ := startFloorServer(b)
 	ctype, body := form(part{name: "image", filename: "in.png", data: photoPNG(b, 2000, 2000)})
 	b.SetBytes(int64(len(body)))
 	var lat []time.Duration
@@ -368,8 +506,8 @@ func BenchmarkUploadFloor(b *testing.B) {
 }
 
 // startFloorServer starts the bare server of BenchmarkUploadFloor, stopped when b ends,
-// and returns its URL.
-func startFloorServer(b *testing.B) string {
+// and returns its URL and process id.
+func startFloorServer(b *testing.B) (string, int) {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), floorServerEnv+"=1")
 	out, err := cmd.StdoutPipe()
@@ -384,7 +522,7 @@ func startFloorServer(b *testing.B) string {
 	if err != nil {
 		b.Fatalf("floor server: %v", err)
 	}
-	return "http://" + strings.TrimSpace(addr)
+	return "http://" + strings.TrimSpace(addr), cmd.Process.Pid
 }
 
 // floorRequest sends one upload to the floor server and returns the time to its answer.

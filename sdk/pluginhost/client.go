@@ -295,6 +295,9 @@ type TraceRequest struct {
 	// client, without decoding it again; Image must still hold the image, which is sent
 	// if the plugin has none kept.
 	UseKept bool
+	// OutputChecked says the caller checks the SVG with svg.Check before it uses it: the
+	// plugin (of sdk 2.4.0 or later) then skips the same check on its side.
+	OutputChecked bool
 }
 
 // TraceResult is a plugin's answer to a TraceRequest.
@@ -317,7 +320,7 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 	var f *tracev1.Failure
 	sent := false
 	if req.UseKept && c.keepsDecoded.Load() {
-		r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{UseKept: true, Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
+		r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{UseKept: true, Params: params, MaxPixels: uint64(max(0, req.MaxPixels)), HostChecksOutput: req.OutputChecked})
 		f = r.GetFailure()
 		sent = err != nil || f.GetCode() != wire.CodeNoKeptImage
 	}
@@ -325,7 +328,7 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 		f, err = c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 			var err error
 			r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
-				Params: params, MaxPixels: uint64(max(0, req.MaxPixels))})
+				Params: params, MaxPixels: uint64(max(0, req.MaxPixels)), HostChecksOutput: req.OutputChecked})
 			return r.GetFailure(), err
 		})
 	}

@@ -216,7 +216,7 @@ func TestHostServesTheCurrentAndThePreviousProtocol(t *testing.T) {
 		{"this sdk", testbin.TestEngine(t, "testengine", ""), pluginhost.ProtocolVersion, sdk.Version},
 		{"the previous sdk", previousSDKEngine(t), pluginhost.OldestProtocol, "1.4.0"},
 	}
-	if pluginhost.OldestProtocol != pluginhost.ProtocolVersion-1 || sdk.Version != "2.3.0" {
+	if pluginhost.OldestProtocol != pluginhost.ProtocolVersion-1 || sdk.Version != "2.4.0" {
 		t.Fatalf("protocols %d..%d, sdk %s: the policy is N and N-1", pluginhost.OldestProtocol, pluginhost.ProtocolVersion, sdk.Version)
 	}
 	img := testbin.SolidPNG(t, 8, 6, color.NRGBA{G: 255, A: 255})
@@ -301,5 +301,27 @@ func TestAnalyzeKeepThenTraceUsesTheDecodedImage(t *testing.T) {
 	got, err = c.Trace(ctx, pluginhost.TraceRequest{Image: img, UseKept: true})
 	if err != nil || !bytes.Equal(got.SVG, want.SVG) || got.Decode == 0 {
 		t.Errorf("trace with nothing kept: %+v, %v", got, err)
+	}
+}
+
+// TestAPluginLeavesTheOutputCheckToACallerThatChecks runs the rogue engine with the sdk's
+// own output check on: asked for a <script>, it refuses its SVG with CodeBadOutput, unless
+// the request says the caller checks the output (OutputChecked, the host's registry
+// does), when it answers the SVG as made, for the caller to refuse.
+func TestAPluginLeavesTheOutputCheckToACallerThatChecks(t *testing.T) {
+	c, err := pluginhost.Start(pluginhost.Launch{Path: testbin.Build(t, "./internal/rogueengine", "main.name=checked")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Kill)
+	img := testbin.SolidPNG(t, 12, 7, color.NRGBA{200, 10, 10, 255})
+	for _, checked := range []bool{false, true} {
+		r, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img, Params: map[string]any{"output": "script"}, OutputChecked: checked})
+		switch {
+		case !checked && sdk.ErrorCode(err) != sdk.CodeBadOutput:
+			t.Errorf("without OutputChecked: got %v, want the plugin's %s", err, sdk.CodeBadOutput)
+		case checked && (err != nil || !bytes.Contains(r.SVG, []byte("<script"))):
+			t.Errorf("with OutputChecked: got %v and %.80q, want the SVG as the engine made it", err, r.SVG)
+		}
 	}
 }

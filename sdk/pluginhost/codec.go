@@ -14,18 +14,23 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
 )
 
-// svgCodec is the host's gRPC codec: the standard protobuf codec, except that a
+// svgCodec is the host's gRPC codec: the standard protobuf codec, except that a large
 // TraceResponse is read field by field from the received frames, its SVG copied once
 // into a slice of its own size. The standard codec first joins the frames into one
 // buffer and then copies the SVG out of it, so a 50 MB SVG would hold 150 MB at once.
 type svgCodec struct{ encoding.CodecV2 }
+
+// smallResponse is the size below which a TraceResponse is decoded by the standard
+// codec: a message in one frame needs no joining, and reading it field by field would
+// only cost a reader and its buffer.
+const smallResponse = 16 << 10
 
 func newSVGCodec() svgCodec { return svgCodec{encoding.GetCodecV2(grpcproto.Name)} }
 
 // Unmarshal decodes data into v.
 func (c svgCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	r, ok := v.(*tracev1.TraceResponse)
-	if !ok {
+	if !ok || data.Len() < smallResponse {
 		return c.CodecV2.Unmarshal(data, v)
 	}
 	rd := data.Reader()

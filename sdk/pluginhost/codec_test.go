@@ -41,3 +41,19 @@ func TestSVGCodecReadsWhatTheProtobufCodecReads(t *testing.T) {
 		t.Error("a truncated message decoded")
 	}
 }
+
+// BenchmarkSVGCodecSmall decodes the answer of a small trace, the usual size of a logo's
+// SVG, as the host receives it in one frame.
+func BenchmarkSVGCodecSmall(b *testing.B) {
+	wire, err := proto.Marshal(&tracev1.TraceResponse{Svg: bytes.Repeat([]byte(`<path d="M0 0"/>`), 100), Width: 500, Height: 500, DecodeMicros: 5000, TraceMicros: 300})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := newSVGCodec()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(wire)}, &tracev1.TraceResponse{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

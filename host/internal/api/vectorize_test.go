@@ -29,7 +29,7 @@ import (
 // memParams are the in-memory engine's parameters.
 type memParams struct {
 	Color string `param:"color" enum:"red,blue" default:"red" desc:"the colour to draw"`
-	Fail  string `param:"fail" enum:"none,settings,timeout,crash" default:"none" desc:"how to fail"`
+	Fail  string `param:"fail" enum:"none,settings,timeout,crash,panic" default:"none" desc:"how to fail"`
 }
 
 // memEngines stands in for the engine processes: one engine, "mem", that draws a
@@ -67,6 +67,8 @@ func (m *memEngines) Trace(ctx context.Context, name string, req pluginhost.Trac
 		return engines.Result{}, fault.New(fault.JobTimeout, "engine %q did not finish within the job time limit", name)
 	case "crash":
 		return engines.Result{}, fault.New(fault.EngineCrashed, "engine %q crashed", name)
+	case "panic":
+		panic("the in-memory engine panics")
 	}
 	cfg, err := png.DecodeConfig(bytes.NewReader(req.Image))
 	if err != nil {
@@ -232,5 +234,64 @@ func TestAFullLaneIsRefusedWithRetryAfter(t *testing.T) {
 		if code := <-done; code != 200 {
 			t.Errorf("a held job ended with %d, want 200", code)
 		}
+	}
+}
+
+// TestAJobThatPanicsIsAnInternalErrorAndTheHostServesOn: a job that panics in the host,
+// whether it ran in its request's goroutine or, queued behind another, in a lane
+// worker's, is answered 500 internal and counted in the key's usage as such, and the
+// host keeps serving.
+func TestAJobThatPanicsIsAnInternalErrorAndTheHostServesOn(t *testing.T) {
+	for _, queued := range []bool{false, true} {
+		t.Run(map[bool]string{false: "run by its request", true: "queued, run by a worker"}[queued], func(t *testing.T) {
+			mem := &memEngines{}
+			s, keys := newTestServer(t, mem, 2)
+			h := s.Handler()
+			plain, key, err := keys.Create(context.Background(), "alice")
+			if err != nil {
+				t.Fatal(err)
+			}
+			img := pngOf(t, 3, 3)
+			var first chan int
+			if queued {
+				mem.hold = make(chan struct{})
+				first = make(chan int, 1)
+				go func() { first <- post(t, h, img, `{"engine":"mem"}`, "X-API-Key", plain).Code }()
+				waitBusy(t, s.Tracing.Keyed, 1, 0)
+				go func() {
+					waitBusy(t, s.Tracing.Keyed, 1, 1)
+					close(mem.hold)
+				}()
+			}
+			rec := post(t, h, img, `{"engine":"mem","mem":{"fail":"panic"}}`, "X-API-Key", plain)
+			if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"code":"`+fault.Internal+`"`) {
+				t.Fatalf("a job that panicked got %d %s, want 500 %s", rec.Code, rec.Body, fault.Internal)
+			}
+			if queued {
+				if code := <-first; code != 200 {
+					t.Errorf("the job before it got %d, want 200", code)
+				}
+			}
+			if rec := post(t, h, img, `{"engine":"mem"}`, "X-API-Key", plain); rec.Code != 200 {
+				t.Errorf("the next request got %d, want 200: %s", rec.Code, rec.Body)
+			}
+			day := store.Day(time.Now())
+			u, err := s.Store.Usage(context.Background(), key.ID, day, day)
+			if err != nil || len(u) != 1 || u[0].Failures[500] != 1 {
+				t.Errorf("usage %+v (%v), want the panicked job counted as one 500", u, err)
+			}
+		})
+	}
+}
+
+// waitBusy waits until lane l has busy jobs running and queued waiting.
+func waitBusy(t *testing.T, l *lanes.Lane, busy, queued int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for st := l.Stats(); st.Busy != busy || st.Queued != queued; st = l.Stats() {
+		if time.Now().After(deadline) {
+			t.Errorf("lane %+v, want %d busy and %d queued", st, busy, queued)
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
 	}
 }

@@ -7,7 +7,9 @@ package lanes
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -91,7 +93,9 @@ type job struct {
 	predicted time.Duration
 	// alone says whether a worker of the lane was idle at some point while it ran.
 	alone bool
-	done  chan struct{}
+	// panicked is the error of a job whose function panicked, set before done closes.
+	panicked error
+	done     chan struct{}
 }
 
 // New starts a lane's workers; Close stops them.
@@ -124,8 +128,10 @@ func New(cfg Config) *Lane {
 // Do runs fn on a worker of the lane as the job described by jb and waits for it to
 // finish. It returns at once with a fault.QueueFull error when the queue is full, and
 // with ctx's error if ctx ends while the job waits (the job is then dropped); once fn
-// has started, Do waits for it to return, and fn is responsible for honouring ctx. It
-// reports how long the job waited in the queue.
+// has started, Do waits for it to return, and fn is responsible for honouring ctx. A
+// panic in fn is recovered, wherever the job ran (in the caller's goroutine or a
+// worker's): Do returns it as a fault.Internal error with its stack, and the lane keeps
+// serving. It reports how long the job waited in the queue.
 func (l *Lane) Do(ctx context.Context, jb Job, fn func(context.Context)) (time.Duration, error) {
 	key := jb.Key
 	if err := ctx.Err(); err != nil {
@@ -154,7 +160,7 @@ func (l *Lane) Do(ctx context.Context, jb Job, fn func(context.Context)) (time.D
 		l.done.Add(1)
 		l.mu.Unlock()
 		l.runHere(j)
-		return 0, nil
+		return 0, j.panicked
 	}
 	if len(l.queues[key]) == 0 {
 		l.ring = append(l.ring, key)
@@ -166,7 +172,7 @@ func (l *Lane) Do(ctx context.Context, jb Job, fn func(context.Context)) (time.D
 
 	select {
 	case <-j.done:
-		return j.started.Sub(j.queued), nil
+		return j.started.Sub(j.queued), j.panicked
 	case <-ctx.Done():
 	}
 	l.mu.Lock()
@@ -177,7 +183,7 @@ func (l *Lane) Do(ctx context.Context, jb Job, fn func(context.Context)) (time.D
 	}
 	l.mu.Unlock()
 	<-j.done
-	return j.started.Sub(j.queued), nil
+	return j.started.Sub(j.queued), j.panicked
 }
 
 // Full reports whether a job of key would be refused now, with the error it would get;
@@ -368,8 +374,7 @@ func (l *Lane) work() {
 		l.start(j, l.cfg.Now())
 		l.mu.Unlock()
 
-		j.fn(j.ctx)
-
+		l.run(j)
 		l.finish(j)
 		close(j.done)
 	}
@@ -383,10 +388,21 @@ func (l *Lane) start(j *job, now time.Time) {
 }
 
 // runHere runs j, which start has marked running, in the calling goroutine, and frees
-// its place even if it panics.
+// its place.
 func (l *Lane) runHere(j *job) {
 	defer l.done.Done()
 	defer l.finish(j)
+	l.run(j)
+}
+
+// run calls j's function, recovering a panic into j.panicked: a job's panic fails that
+// job alone, the same way whichever goroutine runs it, and never the process.
+func (l *Lane) run(j *job) {
+	defer func() {
+		if p := recover(); p != nil {
+			j.panicked = fault.As(fmt.Errorf("lane %s: job panicked: %v\n%s", l.cfg.Name, p, debug.Stack()))
+		}
+	}()
 	j.fn(j.ctx)
 }
 
@@ -396,8 +412,8 @@ func (l *Lane) runHere(j *job) {
 func (l *Lane) finish(j *job) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if j.ctx.Err() == nil {
-		// A cancelled job's time says little about the next ones.
+	if j.ctx.Err() == nil && j.panicked == nil {
+		// A cancelled or failed job's time says little about the next ones.
 		l.times.observe(j.kind, j.pixels, l.cfg.Now().Sub(j.started), !j.alone)
 	}
 	delete(l.running, j)

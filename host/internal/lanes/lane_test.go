@@ -287,3 +287,50 @@ func TestJobsInCallersAndWorkersTogetherStayWithinWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestAJobThatPanicsFailsAloneWhereverItRuns: a job's panic, whether the job ran in its
+// caller's goroutine (a place was free) or in a worker's (it was queued), comes back
+// from Do as a fault.Internal error naming the panic, and the lane keeps serving: its
+// place is free again and the next job, queued behind a running one, runs.
+func TestAJobThatPanicsFailsAloneWhereverItRuns(t *testing.T) {
+	for _, queued := range []bool{false, true} {
+		where := map[bool]string{false: "in its caller", true: "queued, in a worker"}[queued]
+		t.Run(where, func(t *testing.T) {
+			l := New(Config{Name: "public", Workers: 1, Capacity: 4})
+			defer l.Close()
+			boom := func(context.Context) { panic("boom") }
+			var err error
+			if queued {
+				g := newGate()
+				first := submit(l, context.Background(), "", g.job("first"))
+				<-g.started
+				failed := submit(l, context.Background(), "", boom)
+				waitStats(t, l, 1, 1)
+				close(g.release)
+				if err := <-first; err != nil {
+					t.Fatal(err)
+				}
+				err = <-failed
+			} else {
+				_, err = l.Do(context.Background(), Job{}, boom)
+			}
+			var fe *fault.Error
+			if !errors.As(err, &fe) || fe.Code != fault.Internal || !strings.Contains(fe.Err.Error(), "boom") {
+				t.Fatalf("a job that panicked %s: Do returned %v, want an internal error naming the panic", where, err)
+			}
+			waitStats(t, l, 0, 0)
+			// The lane still serves, in callers and in workers.
+			g := newGate()
+			first := submit(l, context.Background(), "", g.job("after"))
+			<-g.started
+			second := submit(l, context.Background(), "", g.job("after"))
+			waitStats(t, l, 1, 1)
+			close(g.release)
+			for _, done := range []chan error{first, second} {
+				if err := <-done; err != nil {
+					t.Errorf("a job after the panic: %v", err)
+				}
+			}
+		})
+	}
+}

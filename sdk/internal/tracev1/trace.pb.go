@@ -739,10 +739,15 @@ type TraceRequest struct {
 	// image_offset (the host reads a whole request body into the file and leaves the image
 	// where it lies); 0 means the whole file. Sent only to plugins whose DescribeResponse
 	// sets reads_image_range.
-	ImageOffset   uint64 `protobuf:"varint,6,opt,name=image_offset,json=imageOffset,proto3" json:"image_offset,omitempty"`
-	ImageLength   uint64 `protobuf:"varint,7,opt,name=image_length,json=imageLength,proto3" json:"image_length,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	ImageOffset uint64 `protobuf:"varint,6,opt,name=image_offset,json=imageOffset,proto3" json:"image_offset,omitempty"`
+	ImageLength uint64 `protobuf:"varint,7,opt,name=image_length,json=imageLength,proto3" json:"image_length,omitempty"`
+	// host_checks_output says the host checks the SVG itself (svg.Check) before it uses
+	// it, so the plugin need not: a plugin of sdk 2.4.0 or later then skips its own check,
+	// which for a large SVG takes as long again as the host's (some 10 ms per 500 KB)
+	// after the engine's timers have stopped. An older plugin checks anyway.
+	HostChecksOutput bool `protobuf:"varint,8,opt,name=host_checks_output,json=hostChecksOutput,proto3" json:"host_checks_output,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *TraceRequest) Reset() {
@@ -822,6 +827,13 @@ func (x *TraceRequest) GetImageLength() uint64 {
 		return x.ImageLength
 	}
 	return 0
+}
+
+func (x *TraceRequest) GetHostChecksOutput() bool {
+	if x != nil {
+		return x.HostChecksOutput
+	}
+	return false
 }
 
 type TraceResponse struct {
@@ -1130,7 +1142,7 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x11reads_image_range\x18\t \x01(\bR\x0freadsImageRange\"7\n" +
 	"\aFailure\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage\"\xe1\x02\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x8f\x03\n" +
 	"\fTraceRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\fR\x05image\x12E\n" +
 	"\x06params\x18\x02 \x03(\v2-.tracecraft.trace.v1.TraceRequest.ParamsEntryR\x06params\x12\x1d\n" +
@@ -1140,7 +1152,8 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"image_file\x18\x04 \x01(\tR\timageFile\x12\x19\n" +
 	"\buse_kept\x18\x05 \x01(\bR\auseKept\x12!\n" +
 	"\fimage_offset\x18\x06 \x01(\x04R\vimageOffset\x12!\n" +
-	"\fimage_length\x18\a \x01(\x04R\vimageLength\x1aU\n" +
+	"\fimage_length\x18\a \x01(\x04R\vimageLength\x12,\n" +
+	"\x12host_checks_output\x18\b \x01(\bR\x10hostChecksOutput\x1aU\n" +
 	"\vParamsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
 	"\x05value\x18\x02 \x01(\v2\x1a.tracecraft.trace.v1.ValueR\x05value:\x028\x01\"\xcf\x01\n" +

@@ -24,8 +24,10 @@ import (
 // list parameters (sdk.List), which a plugin describes only to a host that says it
 // understands them (DescribeRequest.lists), so both older hosts and older plugins keep
 // working; 2.3.0 the image measures texture_share and top16_fine_share (package
-// analysis), which the host's auto uses when an engine reports them.
-const SDKVersion = "2.3.0"
+// analysis), which the host's auto uses when an engine reports them; 2.4.0 leaves out
+// its own check of the SVG when the host says it checks it (TraceRequest.
+// host_checks_output), instead of making the answer wait for the same check twice.
+const SDKVersion = "2.4.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
 // it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
@@ -160,16 +162,19 @@ func ValueFromProto(v *tracev1.Value) any {
 // off when n is not 0, with the function that unmaps them. The bytes must not be used
 // after unmapping.
 func mapImageFile(path string, off, n uint64) ([]byte, func(), error) {
-	f, err := os.Open(path)
+	// The file is opened, measured and mapped with plain system calls: an *os.File would
+	// add the poller's registration (refused for a memfd) and, for Fd, two fcntl calls
+	// to make it blocking again.
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, nil, &os.PathError{Op: "stat", Path: path, Err: err}
 	}
-	size := uint64(st.Size())
+	size := uint64(st.Size)
 	if n == 0 {
 		off, n = 0, size
 	}
@@ -183,7 +188,7 @@ func mapImageFile(path string, off, n uint64) ([]byte, func(), error) {
 	}
 	// Mappings start on a page boundary.
 	start := off &^ uint64(os.Getpagesize()-1)
-	m, err := unix.Mmap(int(f.Fd()), int64(start), int(n+off-start), unix.PROT_READ, unix.MAP_SHARED)
+	m, err := unix.Mmap(fd, int64(start), int(n+off-start), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil, nil, err
 	}
