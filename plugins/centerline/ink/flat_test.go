@@ -2,6 +2,7 @@ package ink
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -91,6 +92,70 @@ func TestStretchMakesFaintInkBlack(t *testing.T) {
 		}
 		if g.Pix[0] != 0 {
 			t.Errorf("%s: paper became %d, want 0", tt.name, g.Pix[0])
+		}
+	}
+}
+
+func TestCountNonZeroCountsEveryByteNotZero(t *testing.T) {
+	seed := uint32(3)
+	for n := 0; n < 70; n++ {
+		b := make([]uint8, n)
+		for i := range b {
+			seed = seed*1664525 + 1013904223
+			if seed>>29 == 0 { // about one byte in eight marked, with any value
+				b[i] = uint8(seed>>8) | 1<<(seed>>13&7)
+			}
+		}
+		want := 0
+		for _, v := range b {
+			if v != 0 {
+				want++
+			}
+		}
+		if got := countNonZero(b); got != want {
+			t.Fatalf("%v: %d, want %d", b, got, want)
+		}
+	}
+}
+
+func TestPaperTilesAreThe95thPercentileOfBrightness(t *testing.T) {
+	// Tiles of 400 pixels: in the top row, the first 0, 380 (a twentieth left
+	// paper), 381, 390 and 400 marked; below, about half and about 96 % marked at random.
+	const w, h, side = 100, 60, 20
+	g := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	marked := [5]int{0, 380, 381, 390, 400}
+	seed := uint32(11)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			seed = seed*1664525 + 1013904223
+			v := uint8(seed>>20) | 1
+			var on bool
+			switch j := y / side; j {
+			case 0:
+				on = (y%side)*side+x%side < marked[x/side]
+			default:
+				on = seed>>8%100 < []uint32{50, 96}[j-1]
+			}
+			if on {
+				g.Pix[y*w+x] = v
+			}
+		}
+	}
+	tw, th := w/side, h/side
+	est := paperTiles(g, side, tw, th)
+	for j := 0; j < th; j++ {
+		for i := 0; i < tw; i++ {
+			var bright []int
+			for y := j * side; y < (j+1)*side; y++ {
+				for x := i * side; x < (i+1)*side; x++ {
+					bright = append(bright, 255-int(g.Pix[y*w+x]))
+				}
+			}
+			slices.Sort(bright)
+			want := float64(bright[len(bright)*95/100])
+			if est[j*tw+i] != want {
+				t.Errorf("tile (%d,%d): %v, want %v", i, j, est[j*tw+i], want)
+			}
 		}
 	}
 }
