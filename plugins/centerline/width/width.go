@@ -5,11 +5,13 @@
 package width
 
 import (
+	"context"
 	"math"
 	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Measured is a stroke after measuring: points moved to the centre of the ink, and
@@ -42,21 +44,9 @@ func (m *Measured) Median(fallback float64) float64 {
 // of mask pixels at least two pixels from the paper, or of all mask pixels when there
 // are none so deep, in [0, 1]. Coverage is measured relative to it.
 func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
-	var hist [256]int
-	n := 0
-	for i, on := range mask {
-		if on && d[i] >= 4 {
-			hist[g.Pix[i]]++
-			n++
-		}
-	}
+	hist, n := depthHistogram(g, mask, d, 4)
 	if n == 0 {
-		for i, on := range mask {
-			if on {
-				hist[g.Pix[i]]++
-				n++
-			}
-		}
+		hist, n = depthHistogram(g, mask, d, 1)
 	}
 	if n == 0 {
 		return 1
@@ -70,6 +60,36 @@ func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
 		}
 	}
 	return 1
+}
+
+// depthHistogram returns the histogram of the darkness g of the mask pixels whose
+// distance d is at least least (or all mask pixels, when least is at most 1), and
+// their number, counted in bands of rows across the machine's cores.
+func depthHistogram(g *ink.Image, mask []bool, d []int32, least int32) ([256]int, int) {
+	w, rows := g.W, g.H
+	if w <= 0 {
+		rows = 0
+	}
+	hists := make([][256]int, parallel.Workers(rows, 64))
+	_ = parallel.For(context.Background(), rows, 64, func(worker, lo, hi int) {
+		h := &hists[worker]
+		pix, m, dd := g.Pix[lo*w:hi*w], mask[lo*w:hi*w], d[lo*w:hi*w]
+		m, dd = m[:len(pix)], dd[:len(pix)]
+		for i, on := range m {
+			if on && (least <= 1 || dd[i] >= least) {
+				h[pix[i]]++
+			}
+		}
+	})
+	var hist [256]int
+	n := 0
+	for _, h := range hists {
+		for v, c := range h {
+			hist[v] += c
+			n += c
+		}
+	}
+	return hist, n
 }
 
 // Measure centres and measures stroke s on the darkness image g whose solid ink is
