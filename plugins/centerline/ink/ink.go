@@ -95,19 +95,19 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 			// Two pixels (eight bytes) at a time: most of a drawing is paper,
 			// transparent or opaque white, whose darkness is 0 (dst is 0 already),
 			// and much of the rest solid black.
-			for len(row) >= 8 && len(dst) >= 2 {
-				two := binary.LittleEndian.Uint64(row)
+			x := 0
+			for ; x+1 < len(dst); x += 2 {
+				two := binary.LittleEndian.Uint64(row[4*x:])
 				switch {
 				case two&0xff000000_ff000000 == 0 || two == 0xffffffff_ffffffff:
 				case two == 0xff000000_ff000000:
-					dst[0], dst[1] = 255, 255
+					dst[x], dst[x+1] = 255, 255
 				default:
-					dst[0], dst[1] = darkness(uint32(two), luma), darkness(uint32(two>>32), luma)
+					dst[x], dst[x+1] = darkness(uint32(two), luma), darkness(uint32(two>>32), luma)
 				}
-				row, dst = row[8:], dst[2:]
 			}
-			if len(dst) == 1 {
-				dst[0] = darkness(binary.LittleEndian.Uint32(row), luma)
+			if x < len(dst) {
+				dst[x] = darkness(binary.LittleEndian.Uint32(row[4*x:]), luma)
 			}
 		}
 	})
