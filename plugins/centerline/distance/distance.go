@@ -66,13 +66,15 @@ func Transform(in []bool, w, h int) []int32 {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
 			row := d[y*w : (y+1)*w]
-			for x := 0; x < w; {
-				if row[x] == 0 {
-					x++
-					continue
+			for x := 0; ; {
+				for x < len(row) && row[x] == 0 {
+					x++ // paper, most of a drawing: a tight loop
+				}
+				if x == len(row) {
+					break
 				}
 				a := x
-				for x < w && row[x] != 0 {
+				for x < len(row) && row[x] != 0 {
 					x++
 				}
 				run := row[a:x]

@@ -352,13 +352,16 @@ func (b *orderBand) count(in []bool, d []int32, w, y0, y1 int, limit int32, fram
 	b.next = make([]int32, 0, 256)
 	for y := y0; y < y1; y++ {
 		row, drow := in[y*w:(y+1)*w], d[y*w:(y+1)*w]
-		for x := 0; x < w; {
-			if !row[x] {
-				x++
-				continue
+		drow = drow[:len(row)]
+		for x := 0; ; {
+			for x < len(row) && !row[x] {
+				x++ // paper, most of a drawing: a tight loop
+			}
+			if x == len(row) {
+				break
 			}
 			a := x
-			for x < w && row[x] {
+			for x < len(row) && row[x] {
 				v := drow[x]
 				if v < 0 || v > limit {
 					b.far = true
