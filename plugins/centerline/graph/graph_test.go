@@ -273,7 +273,6 @@ func joinGapsByScan(ss []Stroke, o Options) []Stroke {
 	}
 }
 
-
 func TestJoinGapsBridgesAsTheScanOfEveryPair(t *testing.T) {
 	seed := uint32(9)
 	rnd := func(n int) int {
