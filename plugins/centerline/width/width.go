@@ -361,14 +361,18 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 // centred point of another stroke within the junction's radius and a pixel: the
 // junction's own centre sits off the bar's centre line, towards the stem.
 func Snap(ms []Measured, g *ink.Image, level float64) {
-	// Each stroke's bounding box, to skip the strokes far from a junction.
+	// Each stroke's bounding box, to skip the strokes far from a junction, and a grid
+	// of cells listing the strokes whose boxes reach into each, to find the strokes
+	// near a junction without looking at every stroke's box.
 	boxes := make([]box, len(ms))
+	cells := newBoxGrid(g.W, g.H, len(ms))
 	bound := func(i int) {
 		b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 		for _, p := range ms[i].Points {
 			b = b.add(p.X, p.Y)
 		}
 		boxes[i] = b
+		cells.add(i, b)
 	}
 	for i := range ms {
 		bound(i)
@@ -384,14 +388,14 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 			if !p.Junction {
 				continue
 			}
-			if extend(ms, boxes, i, end, g, level) {
+			if extend(ms, boxes, cells, i, end, g, level) {
 				bound(i)
 				continue
 			}
 			best := p.R + 1
 			var bx, by float64
 			found := false
-			for j := range ms {
+			for _, j := range cells.near(box{p.X, p.Y, p.X, p.Y}, best) {
 				if j == i || !boxes[j].near(box{p.X, p.Y, p.X, p.Y}, best) {
 					continue
 				}
@@ -414,7 +418,7 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 // extend moves end (0 or the last index) of stroke i of ms along the line through the
 // stroke's centred points next to the junction, onto the nearest crossing with another
 // stroke's centre line, and reports whether it found one.
-func extend(ms []Measured, boxes []box, i, end int, g *ink.Image, level float64) bool {
+func extend(ms []Measured, boxes []box, cells *boxGrid, i, end int, g *ink.Image, level float64) bool {
 	m := &ms[i]
 	n := len(m.Points)
 	step := 1
@@ -468,7 +472,7 @@ func extend(ms []Measured, boxes []box, i, end int, g *ink.Image, level float64)
 	limit := math.Hypot(p.X-o.X, p.Y-o.Y) + p.R + 2
 	ray := box{o.X, o.Y, o.X, o.Y}.add(o.X+limit*ux, o.Y+limit*uy)
 	bestT := math.Inf(1)
-	for j := range ms {
+	for _, j := range cells.near(ray, 0) {
 		if j == i || !boxes[j].near(ray, 0) {
 			continue
 		}
@@ -540,6 +544,75 @@ func (b box) add(x, y float64) box {
 // near says whether b and c come within d of each other.
 func (b box) near(c box, d float64) bool {
 	return b.x0 <= c.x1+d && c.x0 <= b.x1+d && b.y0 <= c.y1+d && c.y0 <= b.y1+d
+}
+
+// boxGrid is a grid of square cells over an image, each listing the strokes whose
+// boxes reach into it (a stroke is listed again when its box changes: the lists are a
+// superset, which the boxes themselves then filter). Points off the image fall in the
+// cells on its edges.
+type boxGrid struct {
+	cw, ch int
+	cells  [][]int32
+	// seen[j] == stamp marks stroke j as found by the current query.
+	seen  []uint32
+	stamp uint32
+	found []int
+}
+
+// boxCell is the side of a boxGrid's cells, in pixels.
+const boxCell = 32
+
+func newBoxGrid(w, h, strokes int) *boxGrid {
+	cw, ch := max(1, (w+boxCell-1)/boxCell), max(1, (h+boxCell-1)/boxCell)
+	return &boxGrid{cw: cw, ch: ch, cells: make([][]int32, cw*ch), seen: make([]uint32, strokes)}
+}
+
+// span returns the cells that box b grown by d reaches, [x0, x1] x [y0, y1].
+func (c *boxGrid) span(b box, d float64) (x0, y0, x1, y1 int) {
+	at := func(v float64, n int) int {
+		if !(v >= 0) { // below the image, or NaN
+			return 0
+		}
+		return min(n-1, int(min(v/boxCell, float64(n))))
+	}
+	return at(b.x0-d, c.cw), at(b.y0-d, c.ch), at(b.x1+d, c.cw), at(b.y1+d, c.ch)
+}
+
+// add lists stroke j, of box b, in the cells b reaches (none when b is empty).
+func (c *boxGrid) add(j int, b box) {
+	if !(b.x0 <= b.x1 && b.y0 <= b.y1) {
+		return
+	}
+	x0, y0, x1, y1 := c.span(b, 0)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			c.cells[y*c.cw+x] = append(c.cells[y*c.cw+x], int32(j))
+		}
+	}
+}
+
+// near returns, in increasing order, the strokes listed in the cells that box b grown by
+// d reaches: among them every stroke whose box comes within d of b.
+func (c *boxGrid) near(b box, d float64) []int {
+	c.stamp++
+	if c.stamp == 0 { // wrapped: no mark is current
+		clear(c.seen)
+		c.stamp = 1
+	}
+	c.found = c.found[:0]
+	x0, y0, x1, y1 := c.span(b, d)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			for _, j := range c.cells[y*c.cw+x] {
+				if c.seen[j] != c.stamp {
+					c.seen[j] = c.stamp
+					c.found = append(c.found, int(j))
+				}
+			}
+		}
+	}
+	slices.Sort(c.found)
+	return c.found
 }
 
 // Spread returns how far m's known widths stray from wd: their mean distance from it

@@ -350,3 +350,40 @@ func TestInkLevelIsThe90thPercentileOfTheDeepInk(t *testing.T) {
 		}
 	}
 }
+
+func TestBoxGridFindsEveryBoxNearInOrder(t *testing.T) {
+	seed := uint32(21)
+	rnd := func() float64 {
+		seed = seed*1664525 + 1013904223
+		return float64(seed>>8)/(1<<24)*260 - 30 // some off the 200 x 150 image
+	}
+	const w, h, n = 200, 150, 300
+	boxes := make([]box, n)
+	c := newBoxGrid(w, h, n)
+	for j := range boxes {
+		x, y := rnd(), rnd()
+		boxes[j] = box{x, y, x + math.Abs(rnd())/8, y + math.Abs(rnd())/20}
+		if j%50 == 0 {
+			boxes[j] = box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)} // no points
+		}
+		c.add(j, boxes[j])
+	}
+	// Boxes that change after they were listed (Snap moves a stroke's end).
+	for j := 0; j < n; j += 7 {
+		boxes[j] = boxes[j].add(rnd(), rnd())
+		c.add(j, boxes[j])
+	}
+	for q := range 500 {
+		x, y := rnd(), rnd()
+		b, d := box{x, y, x + float64(q%3)*math.Abs(rnd())/10, y}, float64(q%5)
+		got := c.near(b, d)
+		if !slices.IsSorted(got) {
+			t.Fatalf("query %d: %v not in increasing order", q, got)
+		}
+		for j, bj := range boxes {
+			if bj.near(b, d) && !slices.Contains(got, j) {
+				t.Fatalf("query %d (%v grown by %v): box %d %v is near but not found", q, b, d, j, bj)
+			}
+		}
+	}
+}
