@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
-	"math/bits"
 	"slices"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -121,32 +120,38 @@ func paperTiles(g *Image, t, tw, th int) []float64 {
 	return est
 }
 
-// paperTileRow sets est[i] to the paper brightness of tile i of row j of tiles.
+// paperTileRow sets est[i] to the paper brightness of tile i of row j of tiles. The
+// histogram counts words of eight pixels of white paper (darkness 0, most of a
+// drawing's) at once.
 func paperTileRow(g *Image, t, tw, j int, est []float64) {
 	for i := range tw {
 		y0, y1, x0, x1 := j*t, min(g.H, (j+1)*t), i*t, min(g.W, (i+1)*t)
 		n := (y1 - y0) * (x1 - x0)
 		target := n * 95 / 100
-		// A tile of white paper but for at most a twentieth (most of a drawing's)
-		// has its 95th percentile at full brightness: its pixels are counted, not
-		// sorted into a histogram.
-		marked := 0
+		var dark [256]int // by darkness, 255 less the brightness
 		for y := y0; y < y1; y++ {
-			marked += countNonZero(g.Pix[y*g.W+x0 : y*g.W+x1])
-		}
-		if marked <= target {
-			est[i] = 255
-			continue
-		}
-		var hist [256]int
-		for y := y0; y < y1; y++ {
-			for _, d := range g.Pix[y*g.W+x0 : y*g.W+x1] {
-				hist[255-int(d)]++
+			row := g.Pix[y*g.W+x0 : y*g.W+x1]
+			k := 0
+			for ; k+8 <= len(row); k += 8 {
+				if binary.LittleEndian.Uint64(row[k:]) == 0 {
+					dark[0] += 8
+					continue
+				}
+				for _, d := range row[k : k+8] {
+					dark[d]++
+				}
 			}
+			for _, d := range row[k:] {
+				dark[d]++
+			}
+		}
+		if n-dark[0] <= target {
+			est[i] = 255 // paper but for at most a twentieth
+			continue
 		}
 		c := 0
 		for v := 0; v < 256; v++ {
-			c += hist[v]
+			c += dark[255-v]
 			if c > target {
 				est[i] = float64(v)
 				break
@@ -223,26 +228,4 @@ func fillTiles(est []float64, known []bool, tw, th int) {
 			est[k], known[k] = vals[i], true
 		}
 	}
-}
-
-// countNonZero returns the number of b's bytes that are not 0, eight at a time.
-func countNonZero(b []uint8) int {
-	n := 0
-	for len(b) >= 8 {
-		if v := binary.LittleEndian.Uint64(b); v != 0 {
-			// Fold each byte's bits into its lowest bit (the shifts bring in bits of
-			// the byte above only above the bits kept).
-			v |= v >> 4
-			v |= v >> 2
-			v |= v >> 1
-			n += bits.OnesCount64(v & 0x0101010101010101)
-		}
-		b = b[8:]
-	}
-	for _, v := range b {
-		if v != 0 {
-			n++
-		}
-	}
-	return n
 }

@@ -96,28 +96,6 @@ func TestStretchMakesFaintInkBlack(t *testing.T) {
 	}
 }
 
-func TestCountNonZeroCountsEveryByteNotZero(t *testing.T) {
-	seed := uint32(3)
-	for n := 0; n < 70; n++ {
-		b := make([]uint8, n)
-		for i := range b {
-			seed = seed*1664525 + 1013904223
-			if seed>>29 == 0 { // about one byte in eight marked, with any value
-				b[i] = uint8(seed>>8) | 1<<(seed>>13&7)
-			}
-		}
-		want := 0
-		for _, v := range b {
-			if v != 0 {
-				want++
-			}
-		}
-		if got := countNonZero(b); got != want {
-			t.Fatalf("%v: %d, want %d", b, got, want)
-		}
-	}
-}
-
 func TestPaperTilesAreThe95thPercentileOfBrightness(t *testing.T) {
 	// Tiles of 400 pixels: in the top row, the first 0, 380 (a twentieth left
 	// paper), 381, 390 and 400 marked; below, about half and about 96 % marked at random.

@@ -102,6 +102,9 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 				case two&0xff000000_ff000000 == 0 || two == 0xffffffff_ffffffff:
 				case two == 0xff000000_ff000000:
 					dst[x], dst[x+1] = 255, 255
+				case two&0xff000000_ff000000 == 0xff000000_ff000000 && two&0xffffff_00ffffff == (two&0xff_000000ff)*0x010101:
+					// Two opaque greys (a grey scan's paper and ink): 255 less each.
+					dst[x], dst[x+1] = 255-uint8(two), 255-uint8(two>>32)
 				default:
 					dst[x], dst[x+1] = darkness(uint32(two), luma), darkness(uint32(two>>32), luma)
 				}

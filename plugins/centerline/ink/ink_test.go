@@ -138,6 +138,15 @@ func TestDarknessAndStrengthMatchTheirDefinitionPixelByPixel(t *testing.T) {
 			color.NRGBA{255, 255, 255, 255}, color.NRGBA{255, 255, 255, 255}, color.NRGBA{255, 255, 255, 255},
 			color.NRGBA{9, 0, 0, 0}, color.NRGBA{0, 0, 0, 0}, color.NRGBA{0, 0, 0, 0}, color.NRGBA{0, 0, 0, 255})
 	}
+	for v := range 37 { // a run of opaque greys, and near-greys between greys
+		grey := color.NRGBA{uint8(7 * v), uint8(7 * v), uint8(7 * v), 255}
+		cs = append(cs, grey)
+		if v%9 == 0 {
+			for _, c := range []color.NRGBA{{grey.R, grey.G + 1, grey.B, 255}, {grey.R, grey.G, grey.B + 30, 255}, {grey.R, grey.G, grey.B, 254}} {
+				cs = append(cs, c, grey, grey, c, grey)
+			}
+		}
+	}
 	seed := uint32(7)
 	for range 2000 {
 		seed = seed*1664525 + 1013904223
