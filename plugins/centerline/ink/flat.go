@@ -49,23 +49,37 @@ func Flatten(g *Image) (*Image, bool) {
 	}
 	fillTiles(est, trusted, tw, th)
 	out := &Image{W: g.W, H: g.H, Pix: make([]uint8, len(g.Pix))}
-	for y := 0; y < g.H; y++ {
-		// Tile centres are at (i+0.5) t: interpolate between the two around the pixel.
-		fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(t)-0.5))
-		j0 := int(fy)
-		j1, wy := min(j0+1, th-1), fy-float64(j0)
-		for x := 0; x < g.W; x++ {
-			fx := math.Max(0, math.Min(float64(tw-1), (float64(x)+0.5)/float64(t)-0.5))
-			i0 := int(fx)
-			i1, wx := min(i0+1, tw-1), fx-float64(i0)
-			a := est[j0*tw+i0]*(1-wx) + est[j0*tw+i1]*wx
-			b := est[j1*tw+i0]*(1-wx) + est[j1*tw+i1]*wx
-			paper := a*(1-wy) + b*wy
-			bright := 255 - float64(g.Pix[y*g.W+x])
-			v := math.Min(255, math.Round(bright*255/math.Max(paper, 1)))
-			out.Pix[y*g.W+x] = uint8(255 - v)
-		}
+	// Tile centres are at (i+0.5) t: each pixel is interpolated between the two around
+	// it across and down. The columns' tiles and weights are the same in every row.
+	type across struct {
+		i0, i1 int
+		wx     float64
 	}
+	cols := make([]across, g.W)
+	for x := range cols {
+		fx := math.Max(0, math.Min(float64(tw-1), (float64(x)+0.5)/float64(t)-0.5))
+		i0 := int(fx)
+		cols[x] = across{i0, min(i0+1, tw-1), fx - float64(i0)}
+	}
+	_ = parallel.For(context.Background(), g.H, 16, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(t)-0.5))
+			j0 := int(fy)
+			j1, wy := min(j0+1, th-1), fy-float64(j0)
+			top, bottom := est[j0*tw:(j0+1)*tw], est[j1*tw:(j1+1)*tw]
+			src, dst := g.Pix[y*g.W:(y+1)*g.W], out.Pix[y*g.W:(y+1)*g.W]
+			for x, c := range cols {
+				a := top[c.i0]*(1-c.wx) + top[c.i1]*c.wx
+				b := bottom[c.i0]*(1-c.wx) + bottom[c.i1]*c.wx
+				paper := a*(1-wy) + b*wy
+				bright := 255 - float64(src[x])
+				// The builtin min and max: math.Min and math.Max's rules exactly (the
+				// Go spec), inline.
+				v := min(255, math.Round(bright*255/max(paper, 1)))
+				dst[x] = uint8(255 - v)
+			}
+		}
+	})
 	return out, true
 }
 

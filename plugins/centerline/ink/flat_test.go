@@ -137,3 +137,36 @@ func TestPaperTilesAreThe95thPercentileOfBrightness(t *testing.T) {
 		}
 	}
 }
+
+func TestFlattenDividesEachPixelByTheInterpolatedPaper(t *testing.T) {
+	// A dim page whose sides are not whole tiles, with a black square: each pixel's
+	// brightness over the paper interpolated between the four tile centres around it.
+	const w, h = 331, 257
+	g := page(w, h, func(x, y int) float64 { return 240 - 0.3*float64(x) - 0.2*float64(y) }, true)
+	f, dim := Flatten(g)
+	if !dim {
+		t.Fatal("the page is not found dim")
+	}
+	ts := tileSide(w, h)
+	tw, th := (w+ts-1)/ts, (h+ts-1)/ts
+	est := paperTiles(g, ts, tw, th)
+	trusted := litTiles(est, tw, th)
+	fillTiles(est, trusted, tw, th)
+	for y := range h {
+		fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(ts)-0.5))
+		j0 := int(fy)
+		j1, wy := min(j0+1, th-1), fy-float64(j0)
+		for x := range w {
+			fx := math.Max(0, math.Min(float64(tw-1), (float64(x)+0.5)/float64(ts)-0.5))
+			i0 := int(fx)
+			i1, wx := min(i0+1, tw-1), fx-float64(i0)
+			a := est[j0*tw+i0]*(1-wx) + est[j0*tw+i1]*wx
+			b := est[j1*tw+i0]*(1-wx) + est[j1*tw+i1]*wx
+			paper := a*(1-wy) + b*wy
+			v := math.Min(255, math.Round((255-float64(g.Pix[y*w+x]))*255/math.Max(paper, 1)))
+			if want := uint8(255 - v); f.Pix[y*w+x] != want {
+				t.Fatalf("pixel (%d,%d): %d, want %d", x, y, f.Pix[y*w+x], want)
+			}
+		}
+	}
+}
