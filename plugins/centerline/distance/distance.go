@@ -217,23 +217,34 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		}
 		b = box{x0: w, y0: -1, w: w}
 	}
-	for y := 0; y < h; y++ {
-		row := d[y*w : (y+1)*w]
-		x0, x1 := -1, -1
-		for x, v := range row {
-			if v >= t {
-				x0 = x
-				break
+	// Each row's first and last core pixel (-1: none), found in bands of rows across the
+	// machine's cores.
+	ends := make([][2]int32, h)
+	_ = parallel.For(context.Background(), h, 16, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			row := d[y*w : (y+1)*w]
+			x0, x1 := -1, -1
+			for x, v := range row {
+				if v >= t {
+					x0 = x
+					break
+				}
 			}
+			if x0 >= 0 {
+				for x := w - 1; x >= x0; x-- {
+					if row[x] >= t {
+						x1 = x
+						break
+					}
+				}
+			}
+			ends[y] = [2]int32{int32(x0), int32(x1)}
 		}
+	})
+	for y := 0; y < h; y++ {
+		x0, x1 := int(ends[y][0]), int(ends[y][1])
 		if x0 < 0 {
 			continue
-		}
-		for x := w - 1; x >= x0; x-- {
-			if row[x] >= t {
-				x1 = x
-				break
-			}
 		}
 		if b.y0 >= 0 && y-b.y1 > 2*grow+1 {
 			flush()
