@@ -8,8 +8,10 @@
 package distance
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
@@ -23,38 +25,52 @@ func Transform(in []bool, w, h int) []int32 {
 	if w <= 0 || h <= 0 {
 		return d
 	}
+	// The runs of shape pixels of each row, found once (a drawing is mostly paper): both
+	// phases then work on the runs alone.
+	rs := findRuns(in, w, h)
 	// Phase 1, per column: the distance to the nearest pixel outside the shape in the
 	// same column (the outside of the image above and below counts). A sweep down
 	// counts each run of shape pixels from its top; where the run ends (at paper or at
 	// the image's bottom edge), its lower half is set to the distance to that end, the
-	// nearer one there. Columns are independent; a band of them is swept row by row so
-	// that memory is read in order.
+	// nearer one there. Columns are independent; a band of them is swept row by row, over
+	// the runs of each row (the shape pixels, counted) and of the row above (where a
+	// column's run may end).
 	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
 		for y := 0; y < h; y++ {
-			row, inRow := d[y*w+lo:y*w+hi], in[y*w+lo:y*w+hi]
+			row := d[y*w : (y+1)*w]
 			if y == 0 {
-				for k, on := range inRow {
-					if on {
+				for _, r := range rs.within(0, lo, hi) {
+					a, b := clip(r, lo, hi)
+					for k := a; k < b; k++ {
 						row[k] = 1
 					}
 				}
 				continue
 			}
-			above := d[(y-1)*w+lo : (y-1)*w+hi]
-			above = above[:len(row)]
-			inRow = inRow[:len(row)]
-			for k, on := range inRow {
-				if on {
+			above := d[(y-1)*w : y*w]
+			for _, r := range rs.within(y, lo, hi) {
+				a, b := clip(r, lo, hi)
+				for k := a; k < b; k++ {
 					row[k] = above[k] + 1
-				} else if above[k] > 1 {
-					runEnd(d, w, lo+k, y, above[k])
+				}
+			}
+			inRow := in[y*w : (y+1)*w]
+			for _, r := range rs.within(y-1, lo, hi) {
+				a, b := clip(r, lo, hi)
+				for k := a; k < b; k++ {
+					if !inRow[k] && above[k] > 1 {
+						runEnd(d, w, k, y, above[k])
+					}
 				}
 			}
 		}
-		last := d[(h-1)*w+lo : (h-1)*w+hi]
-		for k, v := range last {
-			if v > 1 {
-				runEnd(d, w, lo+k, h, v)
+		last := d[(h-1)*w : h*w]
+		for _, r := range rs.within(h-1, lo, hi) {
+			a, b := clip(r, lo, hi)
+			for k := a; k < b; k++ {
+				if v := last[k]; v > 1 {
+					runEnd(d, w, k, h, v)
+				}
 			}
 		}
 	})
@@ -66,16 +82,8 @@ func Transform(in []bool, w, h int) []int32 {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
 			row := d[y*w : (y+1)*w]
-			for x := 0; x < w; {
-				if row[x] == 0 {
-					x++
-					continue
-				}
-				a := x
-				for x < w && row[x] != 0 {
-					x++
-				}
-				run := row[a:x]
+			for _, r := range rs.row(y) {
+				run := row[r.a:r.b]
 				sc.g[0] = 0
 				for k, v := range run {
 					sc.g[k+1] = int64(v) * int64(v)
@@ -86,6 +94,76 @@ func Transform(in []bool, w, h int) []int32 {
 		}
 	})
 	return d
+}
+
+// span is a run of shape pixels a <= x < b of a row.
+type span struct{ a, b int32 }
+
+// rowRuns are the runs of shape pixels of an image's rows, found in bands of rows:
+// row y's are spans[y/runBand][ends[y-1]:ends[y]] (from 0 at a band's first row).
+type rowRuns struct {
+	spans [][]span
+	ends  []int32
+}
+
+// runBand is the number of rows findRuns takes at a time.
+const runBand = 64
+
+// findRuns returns the runs of shape pixels of each row of the w x h mask in, in bands
+// of rows across the machine's cores.
+func findRuns(in []bool, w, h int) rowRuns {
+	rs := rowRuns{spans: make([][]span, (h+runBand-1)/runBand), ends: make([]int32, h)}
+	_ = parallel.For(context.Background(), len(rs.spans), 1, func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			var sp []span
+			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
+				row := in[y*w : (y+1)*w]
+				for x := 0; ; {
+					for x < len(row) && !row[x] {
+						x++ // paper, most of a drawing: a tight loop
+					}
+					if x == len(row) {
+						break
+					}
+					a := x
+					for x < len(row) && row[x] {
+						x++
+					}
+					sp = append(sp, span{int32(a), int32(x)})
+				}
+				rs.ends[y] = int32(len(sp))
+			}
+			rs.spans[b] = sp
+		}
+	})
+	return rs
+}
+
+// row returns the runs of row y.
+func (rs rowRuns) row(y int) []span {
+	var from int32
+	if y%runBand != 0 {
+		from = rs.ends[y-1]
+	}
+	return rs.spans[y/runBand][from:rs.ends[y]]
+}
+
+// within returns the runs of row y that reach into the columns lo <= x < hi (the first
+// and the last may reach out of them: see clip).
+func (rs rowRuns) within(y, lo, hi int) []span {
+	r := rs.row(y)
+	// The first run ending past lo, and the first starting at hi or later.
+	i, _ := slices.BinarySearchFunc(r, int32(lo), func(s span, x int32) int { return cmp.Compare(s.b-1, x) })
+	j := i
+	for j < len(r) && r[j].a < int32(hi) {
+		j++
+	}
+	return r[i:j]
+}
+
+// clip returns the columns of run s within lo <= x < hi.
+func clip(s span, lo, hi int) (int, int) {
+	return max(int(s.a), lo), min(int(s.b), hi)
 }
 
 // runEnd sets the lower half of the run of shape pixels of column x that ends above row
@@ -139,23 +217,34 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		}
 		b = box{x0: w, y0: -1, w: w}
 	}
-	for y := 0; y < h; y++ {
-		row := d[y*w : (y+1)*w]
-		x0, x1 := -1, -1
-		for x, v := range row {
-			if v >= t {
-				x0 = x
-				break
+	// Each row's first and last core pixel (-1: none), found in bands of rows across the
+	// machine's cores.
+	ends := make([][2]int32, h)
+	_ = parallel.For(context.Background(), h, 16, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			row := d[y*w : (y+1)*w]
+			x0, x1 := -1, -1
+			for x, v := range row {
+				if v >= t {
+					x0 = x
+					break
+				}
 			}
+			if x0 >= 0 {
+				for x := w - 1; x >= x0; x-- {
+					if row[x] >= t {
+						x1 = x
+						break
+					}
+				}
+			}
+			ends[y] = [2]int32{int32(x0), int32(x1)}
 		}
+	})
+	for y := 0; y < h; y++ {
+		x0, x1 := int(ends[y][0]), int(ends[y][1])
 		if x0 < 0 {
 			continue
-		}
-		for x := w - 1; x >= x0; x-- {
-			if row[x] >= t {
-				x1 = x
-				break
-			}
 		}
 		if b.y0 >= 0 && y-b.y1 > 2*grow+1 {
 			flush()

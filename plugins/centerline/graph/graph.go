@@ -6,6 +6,7 @@ package graph
 
 import (
 	"cmp"
+	"container/heap"
 	"math"
 	"slices"
 )
@@ -656,87 +657,197 @@ func (g *work) join() []Stroke {
 
 // joinGaps bridges free ends that point at each other across at most o.JoinGaps pixels,
 // closest first; a stroke whose own two ends meet is closed when o.CloseLoops is set.
+//
+// Closest first: of all the pairs of free ends that may be bridged, the one with the
+// shortest gap (the earliest in stroke and side order among equal gaps) is bridged, and
+// the pairs are then looked at again. Only the joined stroke's ends are new after a
+// bridge, so the pairs are kept in a heap, each with the versions of its two strokes,
+// and only the joined stroke's ends are paired anew (with the ends near them, found on
+// a grid of cells as wide as the largest gap); a pair whose stroke has changed since is
+// dropped when it comes up.
 func joinGaps(ss []Stroke, o Options) []Stroke {
 	if o.JoinGaps <= 0 {
 		return ss
 	}
 	cosMin := math.Cos(o.JoinAngle * math.Pi / 180)
-	type end struct{ s, side int }
-	dir := func(s Stroke, side int) (Point, float64, float64) {
-		pts := s.Points
-		if side == 0 {
-			pts = slices.Clone(pts)
-			slices.Reverse(pts)
-		}
-		// pts now ends at the free end; direction of travel out of it.
-		last := pts[len(pts)-1]
-		back := pointAt(reversed(pts), max(3, 2*last.R))
-		dx, dy := last.X-back.X, last.Y-back.Y
-		l := math.Hypot(dx, dy)
-		if l == 0 {
-			return last, 0, 0
-		}
-		return last, dx / l, dy / l
+	n := len(ss)
+	type end struct {
+		p      Point
+		dx, dy float64
 	}
-	for {
-		type cand struct {
-			a, b end
-			d    float64
+	ends := make([][2]end, n)
+	version := make([]int32, n)
+	dead := make([]bool, n)
+	free := func(s int) bool { return !dead[s] && !ss[s].Closed && len(ss[s].Points) >= 2 }
+	// The grid: cells of side o.JoinGaps (one cell when that is not a finite number),
+	// each listing the ends in it with their stroke's version then.
+	type ref struct {
+		s, version int32
+		side       int8
+	}
+	oneCell := math.IsInf(o.JoinGaps, 0) || math.IsNaN(o.JoinGaps)
+	cellOf := func(p Point) [2]int64 {
+		if oneCell {
+			return [2]int64{}
 		}
-		var best *cand
-		for i := range ss {
-			if ss[i].Closed || len(ss[i].Points) < 2 {
-				continue
-			}
-			for si := 0; si < 2; si++ {
-				pa, ax, ay := dir(ss[i], si)
-				for j := i; j < len(ss); j++ {
-					if ss[j].Closed || len(ss[j].Points) < 2 {
+		return [2]int64{int64(math.Floor(p.X / o.JoinGaps)), int64(math.Floor(p.Y / o.JoinGaps))}
+	}
+	reach := int64(1) // the cells around an end's that may hold ends near enough
+	if oneCell {
+		reach = 0
+	}
+	grid := map[[2]int64][]ref{}
+	place := func(s int) {
+		for side := range 2 {
+			p, dx, dy := gapEnd(ss[s], side)
+			ends[s][side] = end{p, dx, dy}
+			c := cellOf(p)
+			grid[c] = append(grid[c], ref{int32(s), version[s], int8(side)})
+		}
+	}
+	var pairs gapHeap
+	// pair considers the ends (i, si) and (j, sj), i before j (or si before sj), as
+	// the scan of every pair did.
+	pair := func(i, si, j, sj int) {
+		a, b := ends[i][si], ends[j][sj]
+		dd := math.Hypot(b.p.X-a.p.X, b.p.Y-a.p.Y)
+		if dd > o.JoinGaps || dd == 0 {
+			return
+		}
+		ux, uy := (b.p.X-a.p.X)/dd, (b.p.Y-a.p.Y)/dd
+		if a.dx*ux+a.dy*uy < cosMin || -(b.dx*ux+b.dy*uy) < cosMin {
+			return
+		}
+		if j == i && !o.CloseLoops {
+			return
+		}
+		heap.Push(&pairs, gapPair{d: dd, i: int32(i), j: int32(j), si: int8(si), sj: int8(sj), vi: version[i], vj: version[j]})
+	}
+	// near pairs end (s, side) with the current ends near it that come after it, or
+	// with all of them (but itself and, from side 1, its own side 0) when all is set.
+	near := func(s, side int, all bool) {
+		c := cellOf(ends[s][side].p)
+		for dy := -reach; dy <= reach; dy++ {
+			for dx := -reach; dx <= reach; dx++ {
+				for _, r := range grid[[2]int64{c[0] + dx, c[1] + dy}] {
+					k, sk := int(r.s), int(r.side)
+					if r.version != version[k] || !free(k) || (k == s && sk == side) {
 						continue
 					}
-					for sj := 0; sj < 2; sj++ {
-						if j == i && sj <= si {
-							continue
-						}
-						pb, bx, by := dir(ss[j], sj)
-						dd := math.Hypot(pb.X-pa.X, pb.Y-pa.Y)
-						if dd > o.JoinGaps || dd == 0 {
-							continue
-						}
-						ux, uy := (pb.X-pa.X)/dd, (pb.Y-pa.Y)/dd
-						if ax*ux+ay*uy < cosMin || -(bx*ux+by*uy) < cosMin {
-							continue
-						}
-						if j == i && !o.CloseLoops {
-							continue
-						}
-						if best == nil || dd < best.d {
-							best = &cand{end{i, si}, end{j, sj}, dd}
-						}
+					switch {
+					case k > s || k == s && sk > side:
+						pair(s, side, k, sk)
+					case all && k != s:
+						pair(k, sk, s, side)
 					}
 				}
 			}
 		}
-		if best == nil {
-			return ss
+	}
+	for s := range ss {
+		if free(s) {
+			place(s)
 		}
-		a, b := best.a, best.b
-		if a.s == b.s {
-			ss[a.s].Closed = true
+	}
+	for s := range ss {
+		if free(s) {
+			near(s, 0, false)
+			near(s, 1, false)
+		}
+	}
+	for pairs.Len() > 0 {
+		p := heap.Pop(&pairs).(gapPair)
+		i, j := int(p.i), int(p.j)
+		if p.vi != version[i] || p.vj != version[j] || !free(i) || !free(j) {
 			continue
 		}
-		// Orient a to end at its joined end and b to start at its joined end.
-		pa := slices.Clone(ss[a.s].Points)
-		if a.side == 0 {
+		version[i]++
+		if i == j {
+			ss[i].Closed = true
+			continue
+		}
+		// Orient i to end at its joined end and j to start at its joined end.
+		pa := slices.Clone(ss[i].Points)
+		if p.si == 0 {
 			slices.Reverse(pa)
 		}
-		pb := slices.Clone(ss[b.s].Points)
-		if b.side == 1 {
+		pb := slices.Clone(ss[j].Points)
+		if p.sj == 1 {
 			slices.Reverse(pb)
 		}
-		ss[a.s] = Stroke{Points: append(pa, pb...)}
-		ss = slices.Delete(ss, b.s, b.s+1)
+		ss[i] = Stroke{Points: append(pa, pb...)}
+		dead[j] = true
+		version[j]++
+		place(i)
+		near(i, 0, true)
+		near(i, 1, true)
 	}
+	out := ss[:0]
+	for s := range ss {
+		if !dead[s] {
+			out = append(out, ss[s])
+		}
+	}
+	return out
+}
+
+// gapEnd returns the end of stroke s on side (0: its first point, 1: its last) and the
+// unit direction out of it, from the point about a line width back along the stroke
+// ((0, 0) when that is the end itself).
+func gapEnd(s Stroke, side int) (Point, float64, float64) {
+	pts := s.Points
+	if side == 0 {
+		pts = slices.Clone(pts)
+		slices.Reverse(pts)
+	}
+	// pts now ends at the free end; direction of travel out of it.
+	last := pts[len(pts)-1]
+	back := pointAt(reversed(pts), max(3, 2*last.R))
+	dx, dy := last.X-back.X, last.Y-back.Y
+	l := math.Hypot(dx, dy)
+	if l == 0 {
+		return last, 0, 0
+	}
+	return last, dx / l, dy / l
+}
+
+// gapPair is a pair of free ends that may be bridged: end si of stroke i and end sj of
+// stroke j (i before j, or i = j and si = 0, sj = 1), d apart, found when the strokes'
+// versions were vi and vj.
+type gapPair struct {
+	d      float64
+	i, j   int32
+	vi, vj int32
+	si, sj int8
+}
+
+// gapHeap orders pairs by gap, then by stroke and side as the pairs were scanned.
+type gapHeap []gapPair
+
+func (h gapHeap) Len() int { return len(h) }
+func (h gapHeap) Less(a, b int) bool {
+	x, y := h[a], h[b]
+	if x.d != y.d {
+		return x.d < y.d
+	}
+	if x.i != y.i {
+		return x.i < y.i
+	}
+	if x.si != y.si {
+		return x.si < y.si
+	}
+	if x.j != y.j {
+		return x.j < y.j
+	}
+	return x.sj < y.sj
+}
+func (h gapHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *gapHeap) Push(x any)   { *h = append(*h, x.(gapPair)) }
+func (h *gapHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 func reversed(pts []Point) []Point {

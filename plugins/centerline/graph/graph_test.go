@@ -2,6 +2,8 @@ package graph
 
 import (
 	"math"
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
@@ -183,5 +185,128 @@ func TestJoinLeavesLinesOfDifferentWidthsApart(t *testing.T) {
 				t.Errorf("%d strokes, want %d", n, tt.strokes)
 			}
 		})
+	}
+}
+
+// joinGapsByScan is joinGaps by its definition: every pair of free ends scanned again
+// after each bridge.
+func joinGapsByScan(ss []Stroke, o Options) []Stroke {
+	if o.JoinGaps <= 0 {
+		return ss
+	}
+	cosMin := math.Cos(o.JoinAngle * math.Pi / 180)
+	type end struct{ s, side int }
+	dir := func(s Stroke, side int) (Point, float64, float64) {
+		pts := s.Points
+		if side == 0 {
+			pts = slices.Clone(pts)
+			slices.Reverse(pts)
+		}
+		// pts now ends at the free end; direction of travel out of it.
+		last := pts[len(pts)-1]
+		back := pointAt(reversed(pts), max(3, 2*last.R))
+		dx, dy := last.X-back.X, last.Y-back.Y
+		l := math.Hypot(dx, dy)
+		if l == 0 {
+			return last, 0, 0
+		}
+		return last, dx / l, dy / l
+	}
+	for {
+		type cand struct {
+			a, b end
+			d    float64
+		}
+		var best *cand
+		for i := range ss {
+			if ss[i].Closed || len(ss[i].Points) < 2 {
+				continue
+			}
+			for si := 0; si < 2; si++ {
+				pa, ax, ay := dir(ss[i], si)
+				for j := i; j < len(ss); j++ {
+					if ss[j].Closed || len(ss[j].Points) < 2 {
+						continue
+					}
+					for sj := 0; sj < 2; sj++ {
+						if j == i && sj <= si {
+							continue
+						}
+						pb, bx, by := dir(ss[j], sj)
+						dd := math.Hypot(pb.X-pa.X, pb.Y-pa.Y)
+						if dd > o.JoinGaps || dd == 0 {
+							continue
+						}
+						ux, uy := (pb.X-pa.X)/dd, (pb.Y-pa.Y)/dd
+						if ax*ux+ay*uy < cosMin || -(bx*ux+by*uy) < cosMin {
+							continue
+						}
+						if j == i && !o.CloseLoops {
+							continue
+						}
+						if best == nil || dd < best.d {
+							best = &cand{end{i, si}, end{j, sj}, dd}
+						}
+					}
+				}
+			}
+		}
+		if best == nil {
+			return ss
+		}
+		a, b := best.a, best.b
+		if a.s == b.s {
+			ss[a.s].Closed = true
+			continue
+		}
+		// Orient a to end at its joined end and b to start at its joined end.
+		pa := slices.Clone(ss[a.s].Points)
+		if a.side == 0 {
+			slices.Reverse(pa)
+		}
+		pb := slices.Clone(ss[b.s].Points)
+		if b.side == 1 {
+			slices.Reverse(pb)
+		}
+		ss[a.s] = Stroke{Points: append(pa, pb...)}
+		ss = slices.Delete(ss, b.s, b.s+1)
+	}
+}
+
+func TestJoinGapsBridgesAsTheScanOfEveryPair(t *testing.T) {
+	seed := uint32(9)
+	rnd := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	for trial := range 300 {
+		// Strokes of one to five points on whole pixels in a small square, so that
+		// many ends are near each other and many gaps are equal.
+		var ss []Stroke
+		for range 2 + rnd(40) {
+			var s Stroke
+			x, y := rnd(30), rnd(30)
+			for range 1 + rnd(5) {
+				s.Points = append(s.Points, Point{X: float64(x), Y: float64(y), R: float64(rnd(3))})
+				x, y = x+rnd(7)-3, y+rnd(7)-3
+			}
+			s.Closed = rnd(10) == 0
+			ss = append(ss, s)
+		}
+		o := DefaultOptions()
+		o.JoinGaps = []float64{1.5, 4, 9, math.Inf(1)}[trial%4]
+		o.JoinAngle = []float64{40, 90, 180}[trial/4%3]
+		o.CloseLoops = trial/12%2 == 0
+		copyOf := func() []Stroke {
+			c := make([]Stroke, len(ss))
+			for i, s := range ss {
+				c[i] = Stroke{Points: slices.Clone(s.Points), Closed: s.Closed}
+			}
+			return c
+		}
+		got, want := joinGaps(copyOf(), o), joinGapsByScan(copyOf(), o)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d (gaps %v, angle %v, close %v): %v, want %v", trial, o.JoinGaps, o.JoinAngle, o.CloseLoops, got, want)
+		}
 	}
 }

@@ -1,8 +1,12 @@
 package ink
 
 import (
+	"context"
+	"encoding/binary"
 	"math"
 	"slices"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Paper lighting (flat-field correction). A photographed page is lit unevenly or dimly:
@@ -45,23 +49,37 @@ func Flatten(g *Image) (*Image, bool) {
 	}
 	fillTiles(est, trusted, tw, th)
 	out := &Image{W: g.W, H: g.H, Pix: make([]uint8, len(g.Pix))}
-	for y := 0; y < g.H; y++ {
-		// Tile centres are at (i+0.5) t: interpolate between the two around the pixel.
-		fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(t)-0.5))
-		j0 := int(fy)
-		j1, wy := min(j0+1, th-1), fy-float64(j0)
-		for x := 0; x < g.W; x++ {
-			fx := math.Max(0, math.Min(float64(tw-1), (float64(x)+0.5)/float64(t)-0.5))
-			i0 := int(fx)
-			i1, wx := min(i0+1, tw-1), fx-float64(i0)
-			a := est[j0*tw+i0]*(1-wx) + est[j0*tw+i1]*wx
-			b := est[j1*tw+i0]*(1-wx) + est[j1*tw+i1]*wx
-			paper := a*(1-wy) + b*wy
-			bright := 255 - float64(g.Pix[y*g.W+x])
-			v := math.Min(255, math.Round(bright*255/math.Max(paper, 1)))
-			out.Pix[y*g.W+x] = uint8(255 - v)
-		}
+	// Tile centres are at (i+0.5) t: each pixel is interpolated between the two around
+	// it across and down. The columns' tiles and weights are the same in every row.
+	type across struct {
+		i0, i1 int
+		wx     float64
 	}
+	cols := make([]across, g.W)
+	for x := range cols {
+		fx := math.Max(0, math.Min(float64(tw-1), (float64(x)+0.5)/float64(t)-0.5))
+		i0 := int(fx)
+		cols[x] = across{i0, min(i0+1, tw-1), fx - float64(i0)}
+	}
+	_ = parallel.For(context.Background(), g.H, 16, func(_, lo, hi int) {
+		for y := lo; y < hi; y++ {
+			fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(t)-0.5))
+			j0 := int(fy)
+			j1, wy := min(j0+1, th-1), fy-float64(j0)
+			top, bottom := est[j0*tw:(j0+1)*tw], est[j1*tw:(j1+1)*tw]
+			src, dst := g.Pix[y*g.W:(y+1)*g.W], out.Pix[y*g.W:(y+1)*g.W]
+			for x, c := range cols {
+				a := top[c.i0]*(1-c.wx) + top[c.i1]*c.wx
+				b := bottom[c.i0]*(1-c.wx) + bottom[c.i1]*c.wx
+				paper := a*(1-wy) + b*wy
+				bright := 255 - float64(src[x])
+				// The builtin min and max: math.Min and math.Max's rules exactly (the
+				// Go spec), inline.
+				v := min(255, math.Round(bright*255/max(paper, 1)))
+				dst[x] = uint8(255 - v)
+			}
+		}
+	})
 	return out, true
 }
 
@@ -107,28 +125,53 @@ func tileSide(w, h int) int { return max(24, min(128, min(w, h)/12)) }
 // tile is.
 func paperTiles(g *Image, t, tw, th int) []float64 {
 	est := make([]float64, tw*th)
-	for j := 0; j < th; j++ {
-		for i := 0; i < tw; i++ {
-			var hist [256]int
-			n := 0
-			for y := j * t; y < min(g.H, (j+1)*t); y++ {
-				for _, d := range g.Pix[y*g.W+i*t : y*g.W+min(g.W, (i+1)*t)] {
-					hist[255-int(d)]++
-					n++
+	// Rows of tiles across the machine's cores: each tile's estimate is its own.
+	_ = parallel.For(context.Background(), th, 1, func(_, lo, hi int) {
+		for j := lo; j < hi; j++ {
+			paperTileRow(g, t, tw, j, est[j*tw:(j+1)*tw])
+		}
+	})
+	return est
+}
+
+// paperTileRow sets est[i] to the paper brightness of tile i of row j of tiles. The
+// histogram counts words of eight pixels of white paper (darkness 0, most of a
+// drawing's) at once.
+func paperTileRow(g *Image, t, tw, j int, est []float64) {
+	for i := range tw {
+		y0, y1, x0, x1 := j*t, min(g.H, (j+1)*t), i*t, min(g.W, (i+1)*t)
+		n := (y1 - y0) * (x1 - x0)
+		target := n * 95 / 100
+		var dark [256]int // by darkness, 255 less the brightness
+		for y := y0; y < y1; y++ {
+			row := g.Pix[y*g.W+x0 : y*g.W+x1]
+			k := 0
+			for ; k+8 <= len(row); k += 8 {
+				if binary.LittleEndian.Uint64(row[k:]) == 0 {
+					dark[0] += 8
+					continue
+				}
+				for _, d := range row[k : k+8] {
+					dark[d]++
 				}
 			}
-			target := n * 95 / 100
-			c := 0
-			for v := 0; v < 256; v++ {
-				c += hist[v]
-				if c > target {
-					est[j*tw+i] = float64(v)
-					break
-				}
+			for _, d := range row[k:] {
+				dark[d]++
+			}
+		}
+		if n-dark[0] <= target {
+			est[i] = 255 // paper but for at most a twentieth
+			continue
+		}
+		c := 0
+		for v := 0; v < 256; v++ {
+			c += dark[255-v]
+			if c > target {
+				est[i] = float64(v)
+				break
 			}
 		}
 	}
-	return est
 }
 
 // litTiles marks the tiles whose estimate is paper: those reached from the brightest

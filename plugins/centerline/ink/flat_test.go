@@ -2,6 +2,7 @@ package ink
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -91,6 +92,81 @@ func TestStretchMakesFaintInkBlack(t *testing.T) {
 		}
 		if g.Pix[0] != 0 {
 			t.Errorf("%s: paper became %d, want 0", tt.name, g.Pix[0])
+		}
+	}
+}
+
+func TestPaperTilesAreThe95thPercentileOfBrightness(t *testing.T) {
+	// Tiles of 400 pixels: in the top row, the first 0, 380 (a twentieth left
+	// paper), 381, 390 and 400 marked; below, about half and about 96 % marked at random.
+	const w, h, side = 100, 60, 20
+	g := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	marked := [5]int{0, 380, 381, 390, 400}
+	seed := uint32(11)
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			seed = seed*1664525 + 1013904223
+			v := uint8(seed>>20) | 1
+			var on bool
+			switch j := y / side; j {
+			case 0:
+				on = (y%side)*side+x%side < marked[x/side]
+			default:
+				on = seed>>8%100 < []uint32{50, 96}[j-1]
+			}
+			if on {
+				g.Pix[y*w+x] = v
+			}
+		}
+	}
+	tw, th := w/side, h/side
+	est := paperTiles(g, side, tw, th)
+	for j := 0; j < th; j++ {
+		for i := 0; i < tw; i++ {
+			var bright []int
+			for y := j * side; y < (j+1)*side; y++ {
+				for x := i * side; x < (i+1)*side; x++ {
+					bright = append(bright, 255-int(g.Pix[y*w+x]))
+				}
+			}
+			slices.Sort(bright)
+			want := float64(bright[len(bright)*95/100])
+			if est[j*tw+i] != want {
+				t.Errorf("tile (%d,%d): %v, want %v", i, j, est[j*tw+i], want)
+			}
+		}
+	}
+}
+
+func TestFlattenDividesEachPixelByTheInterpolatedPaper(t *testing.T) {
+	// A dim page whose sides are not whole tiles, with a black square: each pixel's
+	// brightness over the paper interpolated between the four tile centres around it.
+	const w, h = 331, 257
+	g := page(w, h, func(x, y int) float64 { return 240 - 0.3*float64(x) - 0.2*float64(y) }, true)
+	f, dim := Flatten(g)
+	if !dim {
+		t.Fatal("the page is not found dim")
+	}
+	ts := tileSide(w, h)
+	tw, th := (w+ts-1)/ts, (h+ts-1)/ts
+	est := paperTiles(g, ts, tw, th)
+	trusted := litTiles(est, tw, th)
+	fillTiles(est, trusted, tw, th)
+	for y := range h {
+		fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(ts)-0.5))
+		j0 := int(fy)
+		j1, wy := min(j0+1, th-1), fy-float64(j0)
+		for x := range w {
+			fx := math.Max(0, math.Min(float64(tw-1), (float64(x)+0.5)/float64(ts)-0.5))
+			i0 := int(fx)
+			i1, wx := min(i0+1, tw-1), fx-float64(i0)
+			a := est[j0*tw+i0]*(1-wx) + est[j0*tw+i1]*wx
+			b := est[j1*tw+i0]*(1-wx) + est[j1*tw+i1]*wx
+			paper := a*(1-wy) + b*wy
+			v := math.Min(255, math.Round((255-float64(g.Pix[y*w+x]))*255/math.Max(paper, 1)))
+			if want := uint8(255 - v); f.Pix[y*w+x] != want {
+				t.Fatalf("pixel (%d,%d): %d, want %d", x, y, f.Pix[y*w+x], want)
+			}
 		}
 	}
 }

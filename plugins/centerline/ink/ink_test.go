@@ -105,3 +105,84 @@ func TestBilinearInterpolatesBetweenPixelCentres(t *testing.T) {
 		}
 	}
 }
+
+// darknessOf is overWhite's definition for one pixel: 255 less the lightness (luma in
+// 1/1000ths, or the darkest channel) of c composited over white.
+func darknessOf(c color.NRGBA, luma bool) uint8 {
+	r, g, b, a := float64(c.R), float64(c.G), float64(c.B), int(c.A)
+	if a == 0 {
+		return 0
+	}
+	var l int
+	switch {
+	case luma:
+		l = int(math.Floor((299*r + 587*g + 114*b + 500) / 1000))
+	default:
+		l = int(min(r, g, b))
+	}
+	if a != 255 {
+		l = (l*a + 255*(255-a) + 127) / 255
+	}
+	return uint8(255 - l)
+}
+
+func TestDarknessAndStrengthMatchTheirDefinitionPixelByPixel(t *testing.T) {
+	// Paper (transparent, opaque white), greys, colours, every alpha.
+	var cs []color.NRGBA
+	for a := 0; a < 256; a++ {
+		cs = append(cs, color.NRGBA{255, 255, 255, uint8(a)}, color.NRGBA{0, 0, 0, uint8(a)},
+			color.NRGBA{uint8(a), uint8(a), uint8(a), 255}, color.NRGBA{200, uint8(a), 17, uint8(a)})
+	}
+	for range 9 { // runs of solid black, white and transparent paper, and pairs of them
+		cs = append(cs, color.NRGBA{0, 0, 0, 255}, color.NRGBA{0, 0, 0, 255}, color.NRGBA{0, 0, 0, 255},
+			color.NRGBA{255, 255, 255, 255}, color.NRGBA{255, 255, 255, 255}, color.NRGBA{255, 255, 255, 255},
+			color.NRGBA{9, 0, 0, 0}, color.NRGBA{0, 0, 0, 0}, color.NRGBA{0, 0, 0, 0}, color.NRGBA{0, 0, 0, 255})
+	}
+	for v := range 37 { // a run of opaque greys, and near-greys between greys
+		grey := color.NRGBA{uint8(7 * v), uint8(7 * v), uint8(7 * v), 255}
+		cs = append(cs, grey)
+		if v%9 == 0 {
+			for _, c := range []color.NRGBA{{grey.R, grey.G + 1, grey.B, 255}, {grey.R, grey.G, grey.B + 30, 255}, {grey.R, grey.G, grey.B, 254}} {
+				cs = append(cs, c, grey, grey, c, grey)
+			}
+		}
+	}
+	seed := uint32(7)
+	for range 2000 {
+		seed = seed*1664525 + 1013904223
+		cs = append(cs, color.NRGBA{uint8(seed >> 8), uint8(seed >> 16), uint8(seed >> 24), uint8(seed>>24) | 0xc0})
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, 37, (len(cs)+36)/37))
+	for i, c := range cs {
+		img.SetNRGBA(i%37, i/37, c)
+	}
+	for _, luma := range []bool{true, false} {
+		g := Strength(img)
+		if luma {
+			g = Darkness(img)
+		}
+		for i, c := range cs {
+			if want := darknessOf(c, luma); g.Pix[i] != want {
+				t.Fatalf("luma %v: %v gives %d, want %d", luma, c, g.Pix[i], want)
+			}
+		}
+	}
+}
+
+func TestFixedThresholdOnPaperRuns(t *testing.T) {
+	// Runs of paper (darkness 0) of every length around a word of eight, between ink.
+	var pix []uint8
+	for n := 0; n < 40; n++ {
+		pix = append(pix, make([]uint8, n)...)
+		pix = append(pix, uint8(n*6+1), 255)
+	}
+	g := &Image{W: len(pix), H: 1, Pix: pix}
+	for _, level := range []float64{0, 1, 128, 254, 255, 256, 300} {
+		m := Threshold(g, Fixed, level)
+		for i, v := range pix {
+			if want := float64(v) > 255-level; m.Pix[i] != want {
+				t.Fatalf("level %v: pixel %d darkness %d ink %v, want %v", level, i, v, m.Pix[i], want)
+			}
+		}
+	}
+}

@@ -64,10 +64,22 @@ func TestGreedyMatchesItsDefinition(t *testing.T) {
 		{"whole pixels (many ties)", 300, func() float64 { return float64(r.IntN(20)) }},
 		{"half pixels", 300, func() float64 { return float64(r.IntN(400)) / 2 }},
 		{"real coordinates", 500, func() float64 { return r.Float64() * 1000 }},
+		{"many strokes (rings of cells)", 6000, func() float64 { return r.Float64() * 3000 }},
+		{"clusters of equal points", 2000, func() float64 { return float64(r.IntN(5) * 100) }},
+		{"one far outlier among near ends", 1000, func() float64 {
+			if r.IntN(900) == 0 {
+				return 1e6
+			}
+			return r.Float64() * 50
+		}},
+		{"all on a line", 800, func() float64 { return 7 }},
 	} {
 		ends := make([]Ends, tc.n)
 		for i := range ends {
 			ends[i] = Ends{tc.at(), tc.at(), tc.at(), tc.at()}
+			if tc.name == "all on a line" {
+				ends[i].X0, ends[i].X1 = r.Float64()*400, r.Float64()*400
+			}
 		}
 		got, gt := Greedy(ends)
 		want, wt := greedyByDefinition(ends)

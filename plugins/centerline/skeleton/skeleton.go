@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Neighbour offsets in ring order, starting east and turning anticlockwise on screen
@@ -263,62 +265,123 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error
 // width w+2) in the order of their distance d, then of their index, and the bounds of
 // the runs of equal distance: run k is order[layers[k]:layers[k+1]]. Distances are
 // whole numbers no larger than the number of pixels in a true distance map, so a
-// counting sort does it in two scans of the image; distances far beyond that fall
-// back to a sort of distance-and-index keys. With framed not nil, the first scan also
-// sets framed's pixels of the shape (on the framed grid) to 1.
+// counting sort does it in two scans; distances far beyond that fall back to a sort of
+// distance-and-index keys. With framed not nil, the first scan also sets framed's
+// pixels of the shape (on the framed grid) to 1.
+//
+// Both scans run in bands of rows across the machine's cores: the first counts each
+// band's distances and lists its runs of shape pixels, and the second places each
+// band's pixels after those of the same distance in the bands above, so that the order
+// is the same whatever the bands.
 func visitOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, layers []int) {
+	if w <= 0 || len(in) == 0 {
+		return nil, []int{0}
+	}
+	h := len(in) / w
 	limit := int32(min(len(in)+1024, math.MaxInt32-1))
-	count := make([]int32, 0, 256)
-	pw := w + 2
-	n := 0
-	for y := 0; y*w < len(in); y++ {
-		row := in[y*w : (y+1)*w]
-		var dst []uint8
-		if framed != nil {
-			dst = framed[(y+1)*pw+1 : (y+1)*pw+1+w]
+	bands := make([]orderBand, min(maxOrderBands, (h+orderBandRows-1)/orderBandRows))
+	rows := (h + len(bands) - 1) / len(bands)
+	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
+		for b := lo; b < hi; b++ {
+			bands[b].count(in, d, w, b*rows, min(h, (b+1)*rows), limit, framed)
 		}
-		for x, on := range row {
-			if !on {
-				continue
-			}
-			v := d[y*w+x]
-			if v < 0 || v > limit {
-				return sortedOrder(in, d, w, framed)
-			}
-			for int(v) >= len(count) {
-				count = append(count, 0)
-			}
-			count[v]++
-			n++
-			if dst != nil {
-				dst[x] = 1
-			}
+	})
+	// Each distance's start in the order, and each band's within it.
+	var most int
+	for b := range bands {
+		if bands[b].far {
+			return sortedOrder(in, d, w, framed)
 		}
+		most = max(most, len(bands[b].next))
 	}
-	// Starts of each distance's run; layers are the non-empty ones.
-	next := make([]int32, len(count))
 	var at int32
-	for v, c := range count {
-		next[v] = at
-		if c > 0 {
-			layers = append(layers, int(at))
+	for v := range most {
+		first := at
+		for b := range bands {
+			if nb := bands[b].next; v < len(nb) {
+				c := nb[v]
+				nb[v] = at
+				at += c
+			}
 		}
-		at += c
+		if at > first {
+			layers = append(layers, int(first))
+		}
 	}
-	layers = append(layers, n)
-	order = make([]int32, n)
-	for y := 0; y*w < len(in); y++ {
+	layers = append(layers, int(at))
+	order = make([]int32, at)
+	pw := w + 2
+	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
+		for _, band := range bands[lo:hi] {
+			next := band.next
+			for _, r := range band.runs {
+				y, x := int(r.at)/w, int(r.at)%w
+				base := int32((y+1)*pw + 1 + x)
+				for k, v := range d[r.at : r.at+r.n] {
+					order[next[v]] = base + int32(k)
+					next[v]++
+				}
+			}
+		}
+	})
+	return order, layers
+}
+
+// orderBandRows is the fewest rows, and maxOrderBands the most bands, visitOrder splits
+// an image into.
+const (
+	orderBandRows = 64
+	maxOrderBands = 16
+)
+
+// orderBand is visitOrder's work on a band of rows: the number of its shape's pixels at
+// each distance (then, where each distance's next pixel goes in the order), its runs of
+// shape pixels, and whether a distance was out of the counting sort's range.
+type orderBand struct {
+	next []int32
+	runs []orderRun
+	far  bool
+}
+
+// orderRun is a run of n shape pixels from index at on the image.
+type orderRun struct{ at, n int32 }
+
+// count counts rows y0 <= y < y1 of the shape in with distances d (see visitOrder).
+func (b *orderBand) count(in []bool, d []int32, w, y0, y1 int, limit int32, framed []uint8) {
+	pw := w + 2
+	b.next = make([]int32, 0, 256)
+	for y := y0; y < y1; y++ {
 		row, drow := in[y*w:(y+1)*w], d[y*w:(y+1)*w]
-		base := int32((y+1)*pw + 1)
-		for x, on := range row {
-			if on {
+		drow = drow[:len(row)]
+		for x := 0; ; {
+			for x < len(row) && !row[x] {
+				x++ // paper, most of a drawing: a tight loop
+			}
+			if x == len(row) {
+				break
+			}
+			a := x
+			for x < len(row) && row[x] {
 				v := drow[x]
-				order[next[v]] = base + int32(x)
-				next[v]++
+				if v < 0 || v > limit {
+					b.far = true
+					return
+				}
+				for int(v) >= len(b.next) {
+					b.next = append(b.next, 0)
+				}
+				b.next[v]++
+				x++
+			}
+			b.runs = append(b.runs, orderRun{int32(y*w + a), int32(x - a)})
+			if framed != nil {
+				dst := framed[(y+1)*pw+1+a : (y+1)*pw+1+x]
+				for k := range dst {
+					dst[k] = 1
+				}
 			}
 		}
 	}
-	return order, layers
 }
 
 // sortedOrder is visitOrder by a sort of distance-and-index keys.

@@ -115,6 +115,7 @@ func TestVisitOrderIsByDistanceThenIndex(t *testing.T) {
 		{"few distinct distances (counting sort)", []int32{0, 2, 1, 1, 0, 2, 5, 1, 2, 0, 1, 5}},
 		{"far larger distances than pixels (key sort)", []int32{0, 9e6, 4e6, 4e6, 0, 1, 9e6, 2e9, 1, 0, 4e6, 1}},
 		{"no shape", []int32{0, 0, 0}},
+		{"a tall image (bands of rows)", tallDistances(3, 1000)},
 	}
 	const w = 3
 	for _, tt := range tests {
@@ -294,4 +295,16 @@ func TestRemoveClearsTheSkeletonUnderTheMaskAloneAndPixelsListsTheRest(t *testin
 			t.Errorf("%s: Pixels() = %v, want %v", tc.name, got, listed)
 		}
 	}
+}
+
+// tallDistances returns distances of a w x h shape, pseudo-random from 0 to 11 (0: not
+// in the shape), so that visitOrder splits it into bands.
+func tallDistances(w, h int) []int32 {
+	d := make([]int32, w*h)
+	seed := uint32(1)
+	for i := range d {
+		seed = seed*1664525 + 1013904223
+		d[i] = int32(seed>>16) % 12
+	}
+	return d
 }

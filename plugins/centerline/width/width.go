@@ -5,11 +5,13 @@
 package width
 
 import (
+	"context"
 	"math"
 	"slices"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Measured is a stroke after measuring: points moved to the centre of the ink, and
@@ -42,21 +44,9 @@ func (m *Measured) Median(fallback float64) float64 {
 // of mask pixels at least two pixels from the paper, or of all mask pixels when there
 // are none so deep, in [0, 1]. Coverage is measured relative to it.
 func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
-	var hist [256]int
-	n := 0
-	for i, on := range mask {
-		if on && d[i] >= 4 {
-			hist[g.Pix[i]]++
-			n++
-		}
-	}
+	hist, n := depthHistogram(g, mask, d, 4)
 	if n == 0 {
-		for i, on := range mask {
-			if on {
-				hist[g.Pix[i]]++
-				n++
-			}
-		}
+		hist, n = depthHistogram(g, mask, d, 1)
 	}
 	if n == 0 {
 		return 1
@@ -70,6 +60,36 @@ func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
 		}
 	}
 	return 1
+}
+
+// depthHistogram returns the histogram of the darkness g of the mask pixels whose
+// distance d is at least least (or all mask pixels, when least is at most 1), and
+// their number, counted in bands of rows across the machine's cores.
+func depthHistogram(g *ink.Image, mask []bool, d []int32, least int32) ([256]int, int) {
+	w, rows := g.W, g.H
+	if w <= 0 {
+		rows = 0
+	}
+	hists := make([][256]int, parallel.Workers(rows, 64))
+	_ = parallel.For(context.Background(), rows, 64, func(worker, lo, hi int) {
+		h := &hists[worker]
+		pix, m, dd := g.Pix[lo*w:hi*w], mask[lo*w:hi*w], d[lo*w:hi*w]
+		m, dd = m[:len(pix)], dd[:len(pix)]
+		for i, on := range m {
+			if on && (least <= 1 || dd[i] >= least) {
+				h[pix[i]]++
+			}
+		}
+	})
+	var hist [256]int
+	n := 0
+	for _, h := range hists {
+		for v, c := range h {
+			hist[v] += c
+			n += c
+		}
+	}
+	return hist, n
 }
 
 // Measure centres and measures stroke s on the darkness image g whose solid ink is
@@ -341,14 +361,18 @@ func Split(m Measured, ratio float64, minRun int) []Measured {
 // centred point of another stroke within the junction's radius and a pixel: the
 // junction's own centre sits off the bar's centre line, towards the stem.
 func Snap(ms []Measured, g *ink.Image, level float64) {
-	// Each stroke's bounding box, to skip the strokes far from a junction.
+	// Each stroke's bounding box, to skip the strokes far from a junction, and a grid
+	// of cells listing the strokes whose boxes reach into each, to find the strokes
+	// near a junction without looking at every stroke's box.
 	boxes := make([]box, len(ms))
+	cells := newBoxGrid(g.W, g.H, len(ms))
 	bound := func(i int) {
 		b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 		for _, p := range ms[i].Points {
 			b = b.add(p.X, p.Y)
 		}
 		boxes[i] = b
+		cells.add(i, b)
 	}
 	for i := range ms {
 		bound(i)
@@ -364,14 +388,14 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 			if !p.Junction {
 				continue
 			}
-			if extend(ms, boxes, i, end, g, level) {
+			if extend(ms, boxes, cells, i, end, g, level) {
 				bound(i)
 				continue
 			}
 			best := p.R + 1
 			var bx, by float64
 			found := false
-			for j := range ms {
+			for _, j := range cells.near(box{p.X, p.Y, p.X, p.Y}, best) {
 				if j == i || !boxes[j].near(box{p.X, p.Y, p.X, p.Y}, best) {
 					continue
 				}
@@ -394,7 +418,7 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 // extend moves end (0 or the last index) of stroke i of ms along the line through the
 // stroke's centred points next to the junction, onto the nearest crossing with another
 // stroke's centre line, and reports whether it found one.
-func extend(ms []Measured, boxes []box, i, end int, g *ink.Image, level float64) bool {
+func extend(ms []Measured, boxes []box, cells *boxGrid, i, end int, g *ink.Image, level float64) bool {
 	m := &ms[i]
 	n := len(m.Points)
 	step := 1
@@ -448,7 +472,7 @@ func extend(ms []Measured, boxes []box, i, end int, g *ink.Image, level float64)
 	limit := math.Hypot(p.X-o.X, p.Y-o.Y) + p.R + 2
 	ray := box{o.X, o.Y, o.X, o.Y}.add(o.X+limit*ux, o.Y+limit*uy)
 	bestT := math.Inf(1)
-	for j := range ms {
+	for _, j := range cells.near(ray, 0) {
 		if j == i || !boxes[j].near(ray, 0) {
 			continue
 		}
@@ -520,6 +544,75 @@ func (b box) add(x, y float64) box {
 // near says whether b and c come within d of each other.
 func (b box) near(c box, d float64) bool {
 	return b.x0 <= c.x1+d && c.x0 <= b.x1+d && b.y0 <= c.y1+d && c.y0 <= b.y1+d
+}
+
+// boxGrid is a grid of square cells over an image, each listing the strokes whose
+// boxes reach into it (a stroke is listed again when its box changes: the lists are a
+// superset, which the boxes themselves then filter). Points off the image fall in the
+// cells on its edges.
+type boxGrid struct {
+	cw, ch int
+	cells  [][]int32
+	// seen[j] == stamp marks stroke j as found by the current query.
+	seen  []uint32
+	stamp uint32
+	found []int
+}
+
+// boxCell is the side of a boxGrid's cells, in pixels.
+const boxCell = 32
+
+func newBoxGrid(w, h, strokes int) *boxGrid {
+	cw, ch := max(1, (w+boxCell-1)/boxCell), max(1, (h+boxCell-1)/boxCell)
+	return &boxGrid{cw: cw, ch: ch, cells: make([][]int32, cw*ch), seen: make([]uint32, strokes)}
+}
+
+// span returns the cells that box b grown by d reaches, [x0, x1] x [y0, y1].
+func (c *boxGrid) span(b box, d float64) (x0, y0, x1, y1 int) {
+	at := func(v float64, n int) int {
+		if !(v >= 0) { // below the image, or NaN
+			return 0
+		}
+		return min(n-1, int(min(v/boxCell, float64(n))))
+	}
+	return at(b.x0-d, c.cw), at(b.y0-d, c.ch), at(b.x1+d, c.cw), at(b.y1+d, c.ch)
+}
+
+// add lists stroke j, of box b, in the cells b reaches (none when b is empty).
+func (c *boxGrid) add(j int, b box) {
+	if !(b.x0 <= b.x1 && b.y0 <= b.y1) {
+		return
+	}
+	x0, y0, x1, y1 := c.span(b, 0)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			c.cells[y*c.cw+x] = append(c.cells[y*c.cw+x], int32(j))
+		}
+	}
+}
+
+// near returns, in increasing order, the strokes listed in the cells that box b grown by
+// d reaches: among them every stroke whose box comes within d of b.
+func (c *boxGrid) near(b box, d float64) []int {
+	c.stamp++
+	if c.stamp == 0 { // wrapped: no mark is current
+		clear(c.seen)
+		c.stamp = 1
+	}
+	c.found = c.found[:0]
+	x0, y0, x1, y1 := c.span(b, d)
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			for _, j := range c.cells[y*c.cw+x] {
+				if c.seen[j] != c.stamp {
+					c.seen[j] = c.stamp
+					c.found = append(c.found, int(j))
+				}
+			}
+		}
+	}
+	slices.Sort(c.found)
+	return c.found
 }
 
 // Spread returns how far m's known widths stray from wd: their mean distance from it

@@ -290,3 +290,100 @@ func TestSpreadIsTheMeanDistanceFromTheWidth(t *testing.T) {
 		}
 	}
 }
+
+// inkLevelOf is InkLevel's definition: the darkness at which the mask pixels at least
+// two pixels deep (or all mask pixels, when none is so deep), in increasing order,
+// reach n - n/10 of their number n, over 255 and at least 0.25; 1 when there are none.
+func inkLevelOf(g *ink.Image, mask []bool, d []int32) float64 {
+	var vs []int
+	for i, on := range mask {
+		if on && d[i] >= 4 {
+			vs = append(vs, int(g.Pix[i]))
+		}
+	}
+	if len(vs) == 0 {
+		for i, on := range mask {
+			if on {
+				vs = append(vs, int(g.Pix[i]))
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return 1
+	}
+	slices.Sort(vs)
+	return max(float64(vs[len(vs)-len(vs)/10-1])/255, 0.25)
+}
+
+func TestInkLevelIsThe90thPercentileOfTheDeepInk(t *testing.T) {
+	seed := uint32(5)
+	rnd := func(n uint32) uint32 {
+		seed = seed*1664525 + 1013904223
+		return seed >> 8 % n
+	}
+	tests := []struct {
+		name       string
+		w, h       int
+		ink, depth uint32 // percent of pixels in the mask, and of those two pixels deep
+	}{
+		{"no ink", 30, 200, 0, 0},
+		{"ink, none deep", 30, 200, 40, 0},
+		{"some deep ink", 30, 200, 40, 30},
+		{"a tall image, bands of rows", 7, 1000, 50, 50},
+		{"an image with no columns", 0, 9, 0, 0},
+	}
+	for _, tt := range tests {
+		n := tt.w * tt.h
+		g := &ink.Image{W: tt.w, H: tt.h, Pix: make([]uint8, n)}
+		mask, d := make([]bool, n), make([]int32, n)
+		for i := range n {
+			g.Pix[i] = uint8(rnd(256))
+			if rnd(100) < tt.ink {
+				mask[i], d[i] = true, 1+int32(rnd(3))
+				if rnd(100) < tt.depth {
+					d[i] = 4 + int32(rnd(9))
+				}
+			}
+		}
+		if got, want := InkLevel(g, mask, d), inkLevelOf(g, mask, d); got != want {
+			t.Errorf("%s: %v, want %v", tt.name, got, want)
+		}
+	}
+}
+
+func TestBoxGridFindsEveryBoxNearInOrder(t *testing.T) {
+	seed := uint32(21)
+	rnd := func() float64 {
+		seed = seed*1664525 + 1013904223
+		return float64(seed>>8)/(1<<24)*260 - 30 // some off the 200 x 150 image
+	}
+	const w, h, n = 200, 150, 300
+	boxes := make([]box, n)
+	c := newBoxGrid(w, h, n)
+	for j := range boxes {
+		x, y := rnd(), rnd()
+		boxes[j] = box{x, y, x + math.Abs(rnd())/8, y + math.Abs(rnd())/20}
+		if j%50 == 0 {
+			boxes[j] = box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)} // no points
+		}
+		c.add(j, boxes[j])
+	}
+	// Boxes that change after they were listed (Snap moves a stroke's end).
+	for j := 0; j < n; j += 7 {
+		boxes[j] = boxes[j].add(rnd(), rnd())
+		c.add(j, boxes[j])
+	}
+	for q := range 500 {
+		x, y := rnd(), rnd()
+		b, d := box{x, y, x + float64(q%3)*math.Abs(rnd())/10, y}, float64(q%5)
+		got := c.near(b, d)
+		if !slices.IsSorted(got) {
+			t.Fatalf("query %d: %v not in increasing order", q, got)
+		}
+		for j, bj := range boxes {
+			if bj.near(b, d) && !slices.Contains(got, j) {
+				t.Fatalf("query %d (%v grown by %v): box %d %v is near but not found", q, b, d, j, bj)
+			}
+		}
+	}
+}
