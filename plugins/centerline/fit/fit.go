@@ -42,6 +42,10 @@ type Options struct {
 	Tolerance float64
 	// CornerAngle is the smallest turn, in degrees, that makes a corner.
 	CornerAngle float64
+	// SmoothPasses is how many times the points are smoothed before the fit (0 takes
+	// DefaultSmoothPasses): more passes take out more of the points' wobble, so that
+	// the curves can be longer, and round the curve's sharpest bends a little more.
+	SmoothPasses int
 }
 
 // Fit returns the segments approximating pts, which a stroke runs through in order.
@@ -56,17 +60,21 @@ func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 		return nil
 	}
 	corners := findCorners(pts, radius, o.CornerAngle)
+	passes := o.SmoothPasses
+	if passes <= 0 {
+		passes = DefaultSmoothPasses
+	}
 	var out []Segment
 	for i := 1; i < len(corners); i++ {
-		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], smoothPasses), o.Tolerance, out)
+		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, out)
 	}
 	return out
 }
 
-// smoothPasses is how many times smooth runs along a run: the measured centre still
-// wobbles by a fraction of a pixel from point to point, which a tight tolerance would
-// otherwise follow with extra segments.
-const smoothPasses = 5
+// DefaultSmoothPasses is how many times smooth runs along a run unless Options say
+// otherwise: the measured centre still wobbles by a fraction of a pixel from point to
+// point, which a tight tolerance would otherwise follow with extra segments.
+const DefaultSmoothPasses = 5
 
 // smooth returns a copy of run smoothed without shrinking (Taubin, "A signal processing
 // approach to fair surface design", 1995): each pass moves every inner point by lambda

@@ -85,12 +85,24 @@ type Result struct {
 	Groups []svgout.Group
 }
 
-// The filled outlines' fit: its tolerance in pixels, and the smallest turn in degrees
-// that makes a corner (blunter turns are fitted as curves, with fewer segments).
+// The filled outlines' fit: its tolerance in pixels, the smallest turn in degrees that
+// makes a corner (blunter turns are fitted as curves, with fewer segments), and the
+// smoothing passes before it. An outline is traced along its pixels' edges, whose
+// staircase the smoothing takes out; few corners and a looser tolerance than the
+// strokes' give longer curves, and a pixel off an edge shows less than a pixel off a
+// stroke's centre line, which moves both its sides. (On the lineart images of the
+// bench corpus, all traced as outlines: tolerance 0.75 with 80 degree corners and 5
+// passes gave 0.58 of the potrace engine's segments at 0.990 of its SSIM; tolerance 1
+// with 140 degrees and 10 passes gives fewer at 0.98.)
 const (
-	outlineTolerance = 0.75
-	outlineCorner    = 80
+	outlineTolerance = 1
+	outlineCorner    = 140
+	outlineSmoothing = 10
 )
+
+// absorbShare: a connected part of the ink of which filled areas cover at least this
+// share is outlined whole (fill.Absorb), its thin parts too.
+const absorbShare = 0.3
 
 // minFillArea is the least area, in square pixels, of a filled outline or a hole in
 // one that is written: smaller ones (specks and pinholes left where the strokes'
@@ -168,6 +180,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
 	blobs := fill.Blobs(m, d, w, h, blobR)
+	if o.Fill == FillOutline && o.Width != WidthFixed {
+		blobs = fill.Absorb(blobs, m, w, h, absorbShare)
+	}
 	if blobs != nil {
 		sk.Remove(blobs)
 	}
@@ -227,7 +242,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 				for i, p := range poly {
 					pts[i] = fit.Vec{X: p.X, Y: p.Y}
 				}
-				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner}); len(segs) > 0 {
+				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing}); len(segs) > 0 {
 					grp.Fills = append(grp.Fills, segs)
 				}
 			}

@@ -128,3 +128,32 @@ func TestAStrokeTooUnevenForOneWidthIsFilled(t *testing.T) {
 		}
 	}
 }
+
+func TestAFilledShapeIsOutlinedWithItsLimbs(t *testing.T) {
+	hatch := DefaultOptions()
+	hatch.Fill = FillHatch
+	fixed := DefaultOptions()
+	fixed.Width, fixed.FixedWidth = WidthFixed, 3
+	tests := []struct {
+		name    string
+		o       Options
+		strokes bool // whether the limb is a stroke
+	}{
+		{"outlined with the body", DefaultOptions(), false},
+		{"a stroke when hatching", hatch, true},
+		{"a stroke at a fixed width", fixed, true},
+	}
+	for _, tt := range tests {
+		// A body, a disc 40 px across, and a 3 px limb 50 px long leaving it.
+		img := white(140, 80)
+		line(img, 40, 40, 40.01, 40, 40)
+		line(img, 55, 40, 120, 40, 3)
+		res, err := Trace(context.Background(), img, tt.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.Strokes > 0) != tt.strokes {
+			t.Errorf("%s: %d strokes, want strokes %v:\n%s", tt.name, res.Strokes, tt.strokes, res.SVG)
+		}
+	}
+}
