@@ -100,6 +100,14 @@ const (
 	outlineSmoothing = 10
 )
 
+// strokeCorner is the smallest turn, in degrees, that makes a corner of a stroke:
+// only a hairpin is kept sharp; a blunter turn is fitted as the curves' ends meeting
+// within the tolerance, which the centre line measured around a corner already is.
+// (Against 55 degrees: on the synthetic strokes, mean distance to the true line 0.126
+// -> 0.118 px clean, p99 0.69 -> 0.69 px with noise; on the lineart images fewer
+// segments at the same SSIM.)
+const strokeCorner = 120
+
 // absorbShare: a connected part of the ink of which filled areas cover at least this
 // share is outlined whole (fill.Absorb), its thin parts too.
 const absorbShare = 0.3
@@ -195,7 +203,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: 55}
+	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: strokeCorner}
 	// Strokes are measured and fitted each on its own, in parallel, and written in
 	// their order.
 	all := make([]width.Measured, len(ss))
