@@ -6,6 +6,7 @@ package fill
 import (
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
@@ -395,4 +396,81 @@ func Area(poly []Pt) float64 {
 		a += p.X*q.Y - q.X*p.Y
 	}
 	return a / 2
+}
+
+// Parts numbers the 8-connected parts of a shape, for asking which part a pixel is in.
+type Parts struct {
+	r        runs
+	w        int
+	rowStart []int   // the runs of row y are r's runs rowStart[y] to rowStart[y+1]
+	number   []int32 // each run's part number
+	n        int
+}
+
+// NewParts returns the parts of the w x h shape in.
+func NewParts(in []bool, w, h int) *Parts {
+	p := &Parts{r: findRuns(in, w, h), w: w, rowStart: make([]int, h+1)}
+	for i, y := range p.r.y {
+		p.rowStart[y+1] = i + 1
+	}
+	for y := 1; y <= h; y++ {
+		p.rowStart[y] = max(p.rowStart[y], p.rowStart[y-1])
+	}
+	p.number = slices.Clone(p.r.parent)
+	p.n = label.Number(p.number)
+	return p
+}
+
+// Len returns the number of parts.
+func (p *Parts) Len() int { return p.n }
+
+// At returns the number (0 to Len()-1) of the part pixel (x, y) is in, or -1 when it
+// is not in the shape.
+func (p *Parts) At(x, y int) int {
+	if y < 0 || y+1 >= len(p.rowStart) || x < 0 || x >= p.w {
+		return -1
+	}
+	lo, hi := p.rowStart[y], p.rowStart[y+1]
+	// the first run of the row ending past x
+	k := lo + sort.Search(hi-lo, func(i int) bool { return int(p.r.x1[lo+i]) > x })
+	if k < hi && int(p.r.x0[k]) <= x {
+		return int(p.number[k])
+	}
+	return -1
+}
+
+// Beside returns the part of the shape beside the crack whose midpoint is q (a first
+// point of Outlines' of a mask within the shape, before Subpixel moves it), or -1.
+func (p *Parts) Beside(q Pt) int {
+	if q.Y == math.Floor(q.Y) { // a horizontal crack: the pixels below and above
+		x, y := int(math.Floor(q.X)), int(q.Y)
+		if k := p.At(x, y); k >= 0 {
+			return k
+		}
+		return p.At(x, y-1)
+	}
+	x, y := int(q.X), int(math.Floor(q.Y))
+	if k := p.At(x, y); k >= 0 {
+		return k
+	}
+	return p.At(x-1, y)
+}
+
+// Select returns the mask of the pixels of the parts k with sel[k] set, or nil when
+// there are none.
+func (p *Parts) Select(sel []bool) []bool {
+	var b []bool
+	for i := range p.r.len() {
+		if !sel[p.number[i]] {
+			continue
+		}
+		if b == nil {
+			b = make([]bool, p.w*(len(p.rowStart)-1))
+		}
+		lo, hi := p.r.span(i, p.w)
+		for k := lo; k < hi; k++ {
+			b[k] = true
+		}
+	}
+	return b
 }

@@ -263,3 +263,46 @@ func TestAbsorbOutlinesAPartWholeWhenEnoughOfItIsFilled(t *testing.T) {
 		t.Error("Absorb of no blobs is not nil")
 	}
 }
+
+func TestPartsNumberTheShapesPartsInRasterOrder(t *testing.T) {
+	in, w, h := shape() // the line (part 0) above the block (part 1)
+	p := NewParts(in, w, h)
+	tests := []struct {
+		name string
+		x, y int
+		want int
+	}{
+		{"the line", 30, 6, 0},
+		{"the block", 25, 30, 1},
+		{"paper", 10, 30, -1},
+		{"left of the image", -1, 6, -1},
+		{"below the image", 30, h, -1},
+	}
+	for _, tt := range tests {
+		if got := p.At(tt.x, tt.y); got != tt.want {
+			t.Errorf("%s: At(%d, %d) = %d, want %d", tt.name, tt.x, tt.y, got, tt.want)
+		}
+	}
+	if p.Len() != 2 {
+		t.Errorf("%d parts, want 2", p.Len())
+	}
+	// Each outline's first crack lies beside its own part.
+	for _, poly := range Outlines(in, w, h) {
+		want := 1
+		if poly[0].Y < 10 {
+			want = 0
+		}
+		if got := p.Beside(poly[0]); got != want {
+			t.Errorf("outline starting at %v: beside part %d, want %d", poly[0], got, want)
+		}
+	}
+	sel := p.Select([]bool{false, true})
+	for i := range in {
+		if sel[i] != (in[i] && i/w >= 15) {
+			t.Fatalf("Select of the block: pixel (%d, %d) %v", i%w, i/w, sel[i])
+		}
+	}
+	if p.Select([]bool{false, false}) != nil {
+		t.Error("Select of no part is not nil")
+	}
+}

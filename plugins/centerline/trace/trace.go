@@ -229,34 +229,168 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		blobs = fill.Cover(blobs, m, w, h, ds)
 		fill.Grow(blobs, m, w, h, taperGrow)
 	}
-	for _, f := range fitted {
-		grp.Strokes = append(grp.Strokes, f...)
-	}
-	if blobs != nil {
-		if o.Fill == FillHatch {
+	if o.Fill == FillHatch {
+		for _, f := range fitted {
+			grp.Strokes = append(grp.Strokes, f...)
+		}
+		if blobs != nil {
 			spacing := math.Max(1, 2*typical)
 			for _, l := range fill.Hatch(blobs, w, h, spacing) {
 				a, b := fit.Vec{X: l[0].X, Y: l[0].Y}, fit.Vec{X: l[1].X, Y: l[1].Y}
 				grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: []fit.Segment{{Line: true, P0: a, P3: b}}, Width: spacing})
 			}
-		} else {
-			polys := fill.Outlines(blobs, w, h)
-			fill.Subpixel(polys, g, level/2)
-			for _, poly := range polys {
-				if math.Abs(fill.Area(poly)) < minFillArea {
-					continue
-				}
-				pts := make([]fit.Vec, len(poly))
-				for i, p := range poly {
-					pts[i] = fit.Vec{X: p.X, Y: p.Y}
-				}
-				if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing}); len(segs) > 0 {
-					grp.Fills = append(grp.Fills, segs)
-				}
-			}
 		}
+		return grp, nil
+	}
+	var fills []loop
+	if blobs != nil {
+		fills = outlines(blobs, w, h, g, level)
+	}
+	if o.Width != WidthFixed {
+		if err := ctx.Err(); err != nil {
+			return grp, err
+		}
+		fitted, fills = outlineWhereCheaper(m, w, h, g, level, ss, fitted, fills)
+	}
+	for _, f := range fitted {
+		grp.Strokes = append(grp.Strokes, f...)
+	}
+	for _, f := range fills {
+		grp.Fills = append(grp.Fills, f.segs)
 	}
 	return grp, nil
+}
+
+// loop is a fitted outline and the first point of its pixels' outline (Outlines',
+// before Subpixel), which tells the part of the ink it is in.
+type loop struct {
+	segs  []fit.Segment
+	first fill.Pt
+}
+
+// outlines returns the fitted outlines of the w x h mask b, leaving out those
+// enclosing less than minFillArea.
+func outlines(b []bool, w, h int, g *ink.Image, level float64) []loop {
+	polys := fill.Outlines(b, w, h)
+	firsts := make([]fill.Pt, len(polys))
+	for i, poly := range polys {
+		firsts[i] = poly[0]
+	}
+	fill.Subpixel(polys, g, level/2)
+	var out []loop
+	for i, poly := range polys {
+		if math.Abs(fill.Area(poly)) < minFillArea {
+			continue
+		}
+		pts := make([]fit.Vec, len(poly))
+		for i, p := range poly {
+			pts[i] = fit.Vec{X: p.X, Y: p.Y}
+		}
+		if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing}); len(segs) > 0 {
+			out = append(out, loop{segs, firsts[i]})
+		}
+	}
+	return out
+}
+
+// pathCost is the number of segments a path of segs costs as the bench counts them: a
+// move, the segments, and a close, which draws a closing line itself.
+func pathCost(segs []fit.Segment, closed bool) int {
+	n := 1 + len(segs)
+	if closed {
+		n++
+		if segs[len(segs)-1].Line {
+			n--
+		}
+	}
+	return n
+}
+
+// outlineWhereCheaper draws as its filled outline each connected part of the ink m
+// that is partly filled (has some of fills) and whose outline costs fewer segments
+// than its strokes (fitted, from the graph's strokes ss) and fills together, and
+// returns the strokes and outlines left with those parts' outlines added. Strokes
+// running into a filled area of a woodcut or a brush drawing are often short and
+// uneven: drawn whole, such a part renders as its ink does with fewer segments, while
+// a part that is all lines (text, a pen drawing) is left as strokes. A stroke whose
+// points lie in more than one part (a bridged gap) keeps its parts as they are.
+func outlineWhereCheaper(m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, fills []loop) ([][]svgout.Stroke, []loop) {
+	parts := fill.NewParts(m, w, h)
+	n := parts.Len()
+	mix := make([]int, n)      // each part's segments as strokes and fills
+	filled := make([]bool, n)  // parts with fills
+	stroked := make([]bool, n) // parts with strokes
+	bridged := make([]bool, n) // parts a stroke leaves
+	strokePart := make([]int, len(ss))
+	for i, s := range ss {
+		strokePart[i] = -1
+		if len(fitted[i]) == 0 {
+			continue
+		}
+		k := -1
+		for _, p := range s.Points {
+			q := parts.At(int(p.X), int(p.Y))
+			if q < 0 {
+				continue
+			}
+			if k >= 0 && q != k {
+				bridged[k], bridged[q] = true, true
+			}
+			k = q
+		}
+		if k < 0 {
+			continue
+		}
+		strokePart[i], stroked[k] = k, true
+		for _, st := range fitted[i] {
+			mix[k] += pathCost(st.Segments, st.Closed)
+		}
+	}
+	fillPart := make([]int, len(fills))
+	for i, f := range fills {
+		fillPart[i] = parts.Beside(f.first)
+		if k := fillPart[i]; k >= 0 {
+			mix[k] += pathCost(f.segs, true)
+			filled[k] = true
+		}
+	}
+	redraw := make([]bool, n)
+	for k := range n {
+		redraw[k] = stroked[k] && filled[k] && !bridged[k]
+	}
+	sub := parts.Select(redraw)
+	if sub == nil {
+		return fitted, fills
+	}
+	whole := outlines(sub, w, h, g, level)
+	cost := make([]int, n)
+	wholePart := make([]int, len(whole))
+	for i, f := range whole {
+		wholePart[i] = parts.Beside(f.first)
+		if k := wholePart[i]; k >= 0 {
+			cost[k] += pathCost(f.segs, true)
+		}
+	}
+	for k := range n {
+		redraw[k] = redraw[k] && cost[k] < mix[k]
+	}
+	for i, k := range strokePart {
+		if k >= 0 && redraw[k] {
+			fitted[i] = nil
+		}
+	}
+	var out []loop
+	for i, f := range fills {
+		if k := fillPart[i]; k < 0 || !redraw[k] {
+			out = append(out, f)
+		}
+	}
+	for i, f := range whole {
+		if k := wholePart[i]; k >= 0 && redraw[k] {
+			out = append(out, f)
+		}
+	}
+	return fitted, out
 }
 
 // A stroke is drawn as a filled outline where its measured widths stray from the one
