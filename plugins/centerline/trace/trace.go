@@ -244,13 +244,14 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	var fills []loop
 	if blobs != nil {
-		fills = outlines(blobs, w, h, g, level)
-	}
-	if o.Width != WidthFixed {
-		if err := ctx.Err(); err != nil {
+		if fills, err = outlines(ctx, blobs, w, h, g, level); err != nil {
 			return grp, err
 		}
-		fitted, fills = outlineWhereCheaper(m, w, h, g, level, ss, fitted, fills)
+	}
+	if o.Width != WidthFixed {
+		if fitted, fills, err = outlineWhereCheaper(ctx, m, w, h, g, level, ss, fitted, fills); err != nil {
+			return grp, err
+		}
 	}
 	for _, f := range fitted {
 		grp.Strokes = append(grp.Strokes, f...)
@@ -269,28 +270,38 @@ type loop struct {
 }
 
 // outlines returns the fitted outlines of the w x h mask b, leaving out those
-// enclosing less than minFillArea.
-func outlines(b []bool, w, h int, g *ink.Image, level float64) []loop {
+// enclosing less than minFillArea. The outlines are fitted in parallel.
+func outlines(ctx context.Context, b []bool, w, h int, g *ink.Image, level float64) ([]loop, error) {
 	polys := fill.Outlines(b, w, h)
 	firsts := make([]fill.Pt, len(polys))
 	for i, poly := range polys {
 		firsts[i] = poly[0]
 	}
 	fill.Subpixel(polys, g, level/2)
+	fitted := make([][]fit.Segment, len(polys))
+	err := parallel.For(ctx, len(polys), 8, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			poly := polys[i]
+			if math.Abs(fill.Area(poly)) < minFillArea {
+				continue
+			}
+			pts := make([]fit.Vec, len(poly))
+			for k, p := range poly {
+				pts[k] = fit.Vec{X: p.X, Y: p.Y}
+			}
+			fitted[i] = fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
 	var out []loop
-	for i, poly := range polys {
-		if math.Abs(fill.Area(poly)) < minFillArea {
-			continue
-		}
-		pts := make([]fit.Vec, len(poly))
-		for i, p := range poly {
-			pts[i] = fit.Vec{X: p.X, Y: p.Y}
-		}
-		if segs := fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing}); len(segs) > 0 {
+	for i, segs := range fitted {
+		if len(segs) > 0 {
 			out = append(out, loop{segs, firsts[i]})
 		}
 	}
-	return out
+	return out, nil
 }
 
 // pathCost is the number of segments a path of segs costs as the bench counts them: a
@@ -314,7 +325,7 @@ func pathCost(segs []fit.Segment, closed bool) int {
 // uneven: drawn whole, such a part renders as its ink does with fewer segments, while
 // a part that is all lines (text, a pen drawing) is left as strokes. A stroke whose
 // points lie in more than one part (a bridged gap) keeps its parts as they are.
-func outlineWhereCheaper(m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, fills []loop) ([][]svgout.Stroke, []loop) {
+func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, fills []loop) ([][]svgout.Stroke, []loop, error) {
 	parts := fill.NewParts(m, w, h)
 	n := parts.Len()
 	mix := make([]int, n)      // each part's segments as strokes and fills
@@ -360,9 +371,12 @@ func outlineWhereCheaper(m []bool, w, h int, g *ink.Image, level float64, ss []g
 	}
 	sub := parts.Select(redraw)
 	if sub == nil {
-		return fitted, fills
+		return fitted, fills, nil
 	}
-	whole := outlines(sub, w, h, g, level)
+	whole, err := outlines(ctx, sub, w, h, g, level)
+	if err != nil {
+		return nil, nil, err
+	}
 	cost := make([]int, n)
 	wholePart := make([]int, len(whole))
 	for i, f := range whole {
@@ -390,7 +404,7 @@ func outlineWhereCheaper(m []bool, w, h int, g *ink.Image, level float64, ss []g
 			out = append(out, f)
 		}
 	}
-	return fitted, out
+	return fitted, out, nil
 }
 
 // A stroke is drawn as a filled outline where its measured widths stray from the one

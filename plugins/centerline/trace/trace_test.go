@@ -214,7 +214,10 @@ func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 			s, f := stroke(tt.segs, pts...)
 			ss, fitted = append(ss, s), append(fitted, f)
 		}
-		gotStrokes, gotFills := outlineWhereCheaper(m, w, h, g, 1, ss, fitted, slices.Clone(tt.fills))
+		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, slices.Clone(tt.fills))
+		if err != nil {
+			t.Fatal(err)
+		}
 		// A part is outlined when its strokes are gone and an outline starts on its
 		// edge that is not one of the fills given.
 		outlined := func(pt graph.Point, edge fill.Pt) bool {
