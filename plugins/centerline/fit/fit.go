@@ -174,10 +174,11 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 
 // fitRun appends the segments of one run without corners: from its start, the
 // longest stretch that one line or cubic fits within tol, found by doubling its length
-// and then halving the step (a fit that fails for a stretch rarely holds for a longer
-// one), then the next stretch from where that one ends, the curves meeting with a
-// common tangent. Taking each piece as long as it can be needs fewer segments than
-// splitting the run at its worst point until every part fits.
+// from the last piece's (pieces along a run are often alike) and then halving the step
+// (a fit that fails for a stretch rarely holds for a longer one), then the next
+// stretch from where that one ends, the curves meeting with a common tangent. Taking
+// each piece as long as it can be needs fewer segments than splitting the run at its
+// worst point until every part fits.
 func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	n := len(pts)
 	if n == 2 || withinLine(pts, tol) {
@@ -185,6 +186,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	}
 	// buffers the pieces' parameters reuse
 	arc, u, d, wb := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil), [][4]float64(nil)
+	first := 4 // the first stretch tried: the last piece's length
 	for i := 0; i < n-1; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
@@ -196,7 +198,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 		// shortest known not to.
 		good, bad := i+1, n
 		best, _ := try(good)
-		for step := 4; ; step *= 2 {
+		for step := first; ; step *= 2 {
 			j := min(i+step, n-1)
 			seg, ok := try(j)
 			if !ok {
@@ -218,6 +220,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 		}
 		out = append(out, best)
 		arc, u, d, wb = ps.arc, ps.u, ps.d, ps.w
+		first = max(4, good-i)
 		i = good
 	}
 	return out
@@ -240,15 +243,34 @@ func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
 	ps.d = slices.Grow(ps.d[:0], len(piece))[:len(piece)]
 	ps.w = slices.Grow(ps.w[:0], len(piece))[:len(piece)]
 	seg := generate(piece, u, t1, t2, ps.w)
-	// Past 4*tol no Newton step is tried: the piece fails.
-	errMax := maxError(piece, seg, ps.w, 4*tol, ps.d)
-	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
+	stop := hopeless * tol
+	errMax := maxError(piece, seg, ps.w, stop, ps.d)
+	for k := 0; k < newtonSteps && errMax > tol && errMax <= stop; k++ {
 		reparameterise(piece, seg, u, ps.d)
 		seg = generate(piece, u, t1, t2, ps.w)
-		errMax = maxError(piece, seg, ps.w, 4*tol, ps.d)
+		last := errMax
+		errMax = maxError(piece, seg, ps.w, stop, ps.d)
+		// Give up when the error, falling as fast as in this step for every step
+		// left, would still not come within tol.
+		if k > 0 && errMax-float64(newtonSteps-1-k)*max(0, last-errMax) > tol {
+			break
+		}
 	}
 	return seg, errMax <= tol
 }
+
+// A piece is refitted by up to newtonSteps Newton steps on its parameters unless its
+// first fit strays more than hopeless times the tolerance. Chord-length parameters
+// are far from the closest points on a long piece of a wavy outline, and the steps
+// bring them closer slowly: 6 steps and 4 times the tolerance (as Schneider gives
+// them) left many pieces that fit split in two. (On the lineart images of the bench
+// corpus: 0.459 -> 0.437 of the potrace engine's segments at 0.972 of its SSIM; 50
+// steps give 0.426 for another 10 % of CPU. Most of the steps go to the pieces that
+// fail, which the giving up cuts short.)
+const (
+	newtonSteps = 30
+	hopeless    = 8
+)
 
 // params gives the chord-length parameters of the pieces pts[i..j] for one i and
 // several j: the arc length from pts[i] is summed once, as far as asked, and each

@@ -5,6 +5,39 @@ import (
 	"testing"
 )
 
+// distance returns the distance from p to the nearest of segs: each is sampled at 200
+// parameters, and the nearest sample's neighbourhood searched by ternary search (a
+// long curve's samples lie pixels apart where its parameter runs fast).
+func distance(p Vec, segs []Segment) float64 {
+	best := math.Inf(1)
+	for _, s := range segs {
+		at := func(t float64) float64 {
+			if s.Line {
+				return s.P0.add(s.P3.sub(s.P0).mul(t)).dist(p)
+			}
+			return bezier(s, t).dist(p)
+		}
+		const n = 200
+		k := 0
+		for i := 1; i <= n; i++ {
+			if at(float64(i)/n) < at(float64(k)/n) {
+				k = i
+			}
+		}
+		lo, hi := max(0, float64(k-1)/n), min(1, float64(k+1)/n)
+		for range 60 {
+			a, b := lo+(hi-lo)/3, hi-(hi-lo)/3
+			if at(a) < at(b) {
+				hi = b
+			} else {
+				lo = a
+			}
+		}
+		best = min(best, at(float64(k)/n), at((lo+hi)/2))
+	}
+	return best
+}
+
 func TestFitStaysWithinTolerance(t *testing.T) {
 	var arc, zig []Vec
 	for i := 0; i <= 100; i++ {
@@ -36,19 +69,7 @@ func TestFitStaysWithinTolerance(t *testing.T) {
 			t.Errorf("%s: %d segments, want 1..%d", tt.name, len(segs), tt.maxSegs)
 		}
 		for _, p := range tt.pts {
-			best := math.Inf(1)
-			for _, s := range segs {
-				for k := 0; k <= 200; k++ {
-					var q Vec
-					if s.Line {
-						q = s.P0.add(s.P3.sub(s.P0).mul(float64(k) / 200))
-					} else {
-						q = bezier(s, float64(k)/200)
-					}
-					best = math.Min(best, q.dist(p))
-				}
-			}
-			if best > 0.35 {
+			if best := distance(p, segs); best > 0.35 {
 				t.Errorf("%s: point %v is %.2f from the fit", tt.name, p, best)
 				break
 			}
@@ -129,17 +150,7 @@ func TestFitTakesEachPieceAsLongAsItFits(t *testing.T) {
 			t.Errorf("%s: %d segments, want 1..%d", tt.name, len(segs), tt.maxSegs)
 		}
 		for _, p := range pts {
-			best := math.Inf(1)
-			for _, s := range segs {
-				for k := 0; k <= 100; k++ {
-					q := bezier(s, float64(k)/100)
-					if s.Line {
-						q = s.P0.add(s.P3.sub(s.P0).mul(float64(k) / 100))
-					}
-					best = math.Min(best, q.dist(p))
-				}
-			}
-			if best > tt.tol+0.1 {
+			if best := distance(p, segs); best > tt.tol+0.1 {
 				t.Errorf("%s: point %v is %.2f from the fit", tt.name, p, best)
 				break
 			}

@@ -166,22 +166,27 @@ func TestAFilledShapeIsOutlinedWithItsLimbs(t *testing.T) {
 }
 
 func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
-	// Two 20 x 20 blocks of ink, A at x 10-30 and B at x 40-60; a and b are points in
-	// them, and edgeA and edgeB the midpoints of their top edges' first cracks.
+	// Two crosses of ink, A and B, of 20 x 6 bars centred on (20, 20) and (50, 20)
+	// (outlines of a dozen corners); a and b are points in them, and edgeA and edgeB
+	// the midpoints of their outlines' first cracks, atop the upright bars.
 	const w, h = 70, 40
 	m := make([]bool, w*h)
 	img := white(w, h)
 	for y := 10; y < 30; y++ {
 		for x := 10; x < 60; x++ {
-			if x < 30 || x >= 40 {
+			cx := 20
+			if x >= 35 {
+				cx = 50
+			}
+			if (x >= cx-3 && x < cx+3) || (y >= 17 && y < 23 && x >= cx-10 && x < cx+10) {
 				m[y*w+x] = true
 				img.SetNRGBA(x, y, color.NRGBA{A: 255})
 			}
 		}
 	}
 	g, _ := ink.Binarise(ink.Darkness(img), ink.Fixed, 128)
-	a, b := graph.Point{X: 15.5, Y: 20.5}, graph.Point{X: 45.5, Y: 20.5}
-	edgeA, edgeB := fill.Pt{X: 10.5, Y: 10}, fill.Pt{X: 40.5, Y: 10}
+	a, b := graph.Point{X: 20.5, Y: 20.5}, graph.Point{X: 50.5, Y: 20.5}
+	edgeA, edgeB := fill.Pt{X: 17.5, Y: 10}, fill.Pt{X: 47.5, Y: 10}
 	// stroke returns a graph stroke through pts and its drawing in n segments.
 	stroke := func(n int, pts ...graph.Point) (graph.Stroke, []svgout.Stroke) {
 		segs := make([]fit.Segment, n)
