@@ -449,23 +449,34 @@ func rotate[T any](s []T, at int) []T {
 
 // sharpest returns the index of the closed chain pts's sharpest bend: where the
 // direction between the chords to the points about 3 pixels before and after turns
-// most.
+// most (the nearest points at least that far along the chain, within half of it).
 func sharpest(pts []Vec) int {
 	n := len(pts)
 	const k = 3.0
+	// arc[j]: the length along the chain, three times round, from pts[0] to
+	// pts[j%n]; the points before and after point i (at j = n+i) move forward with i.
+	arc := make([]float64, 3*n)
+	for j := 1; j < 3*n; j++ {
+		arc[j] = arc[j-1] + pts[j%n].dist(pts[(j-1)%n])
+	}
 	best, at := 2.0, 0
+	a, b := 0, 0
 	for i := range n {
-		a, b := (i-1+n)%n, (i+1)%n
-		la, lb := pts[i].dist(pts[a]), pts[b].dist(pts[i])
-		for steps := 0; la < k && steps < n/2; steps++ {
-			a = (a - 1 + n) % n
-			la += pts[a].dist(pts[(a+1)%n])
+		j := n + i
+		// a: the nearest point at least k before j, at most n/2 points past j-1
+		for a+1 < j && arc[j]-arc[a+1] >= k {
+			a++
 		}
-		for steps := 0; lb < k && steps < n/2; steps++ {
-			b = (b + 1) % n
-			lb += pts[b].dist(pts[(b-1+n)%n])
+		back := a
+		if back < j-1-n/2 || arc[j]-arc[back] < k {
+			back = j - 1 - n/2
 		}
-		c := pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit())
+		// b: the nearest point at least k after j, likewise
+		b = max(b, j+1)
+		for b < j+1+n/2 && arc[b]-arc[j] < k {
+			b++
+		}
+		c := pts[i].sub(pts[back%n]).unit().dot(pts[b%n].sub(pts[i]).unit())
 		if c < best {
 			best, at = c, i
 		}
