@@ -6,6 +6,7 @@ package fill
 import (
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
@@ -30,14 +31,46 @@ const MinCoreShare = 0.2
 
 // dropThin clears the 8-connected parts of b whose core share (pixels whose squared
 // distance d is at least r2) is below MinCoreShare, and says whether anything is left.
-// The parts are found as runs of b joined across rows (union-find), so each pixel is
-// read once.
 func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
-	type run struct{ y, x0, x1 int } // b's pixels x0 <= x < x1 of row y
-	var runs []run
+	r := findRuns(b, w, h)
+	size := make([]int, r.len())
+	inCore := make([]int, r.len())
+	for i := range r.len() {
+		root := r.root(i)
+		lo, hi := r.span(i, w)
+		size[root] += hi - lo
+		for _, v := range d[lo:hi] {
+			if float64(v) >= r2 {
+				inCore[root]++
+			}
+		}
+	}
+	left := false
+	for i := range r.len() {
+		root := r.root(i)
+		if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
+			lo, hi := r.span(i, w)
+			clear(b[lo:hi])
+			continue
+		}
+		left = true
+	}
+	return left
+}
+
+// runs are the runs of set pixels of a mask, row by row, and their 8-connected parts:
+// the runs are joined across rows by union-find, so that each pixel is read once.
+type runs struct {
+	y, x0, x1 []int32 // run i covers pixels x0[i] <= x < x1[i] of row y[i]
+	parent    []int32
+}
+
+// findRuns returns the runs of the w x h mask b and their parts.
+func findRuns(b []bool, w, h int) runs {
+	var r runs
 	rowStart := make([]int, h+1)
-	for y := 0; y < h; y++ {
-		rowStart[y] = len(runs)
+	for y := range h {
+		rowStart[y] = len(r.y)
 		row := b[y*w : (y+1)*w]
 		for x := 0; x < w; {
 			if !row[x] {
@@ -48,48 +81,72 @@ func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
 			for x < w && row[x] {
 				x++
 			}
-			runs = append(runs, run{y, x0, x})
+			r.y, r.x0, r.x1 = append(r.y, int32(y)), append(r.x0, int32(x0)), append(r.x1, int32(x))
 		}
 	}
-	rowStart[h] = len(runs)
-	parent := make([]int32, len(runs))
-	for i := range parent {
-		parent[i] = int32(i)
+	rowStart[h] = len(r.y)
+	r.parent = make([]int32, len(r.y))
+	for i := range r.parent {
+		r.parent[i] = int32(i)
 	}
 	// Runs of neighbouring rows touch (8-connected) where their spans, one widened by a
 	// pixel each side, overlap.
 	for y := 1; y < h; y++ {
 		up, upEnd := rowStart[y-1], rowStart[y]
 		for c := rowStart[y]; c < rowStart[y+1]; c++ {
-			for up < upEnd && runs[up].x1 < runs[c].x0 {
+			for up < upEnd && r.x1[up] < r.x0[c] {
 				up++
 			}
-			for a := up; a < upEnd && runs[a].x0 <= runs[c].x1; a++ {
-				label.Union(parent, int32(a), int32(c))
+			for a := up; a < upEnd && r.x0[a] <= r.x1[c]; a++ {
+				label.Union(r.parent, int32(a), int32(c))
 			}
 		}
 	}
-	size := make([]int, len(runs))
-	inCore := make([]int, len(runs))
-	for i, r := range runs {
-		root := label.Find(parent, int32(i))
-		size[root] += r.x1 - r.x0
-		for _, v := range d[r.y*w+r.x0 : r.y*w+r.x1] {
-			if float64(v) >= r2 {
-				inCore[root]++
+	return r
+}
+
+func (r *runs) len() int         { return len(r.y) }
+func (r *runs) root(i int) int32 { return label.Find(r.parent, int32(i)) }
+
+// span returns the indexes lo <= k < hi of run i's pixels in a mask w pixels wide.
+func (r *runs) span(i, w int) (lo, hi int) {
+	row := int(r.y[i]) * w
+	return row + int(r.x0[i]), row + int(r.x1[i])
+}
+
+// Absorb marks in b, in place, the whole of every 8-connected part of the w x h shape
+// in of which b already covers at least share of the pixels, and returns b (nil stays
+// nil). Such a part is a filled shape with limbs, horns and a tail: outlined whole it
+// renders as its ink does and costs fewer segments than an outline of its body with
+// strokes laid over the outline's notches, each stroke ending in a round cap where the
+// ink ends in a point.
+func Absorb(b, in []bool, w, h int, share float64) []bool {
+	if b == nil {
+		return nil
+	}
+	r := findRuns(in, w, h)
+	size := make([]int, r.len())
+	covered := make([]int, r.len())
+	for i := range r.len() {
+		root := r.root(i)
+		lo, hi := r.span(i, w)
+		size[root] += hi - lo
+		for _, v := range b[lo:hi] {
+			if v {
+				covered[root]++
 			}
 		}
 	}
-	left := false
-	for i, r := range runs {
-		root := label.Find(parent, int32(i))
-		if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
-			clear(b[r.y*w+r.x0 : r.y*w+r.x1])
-			continue
+	for i := range r.len() {
+		root := r.root(i)
+		if covered[root] > 0 && float64(covered[root]) >= share*float64(size[root]) {
+			lo, hi := r.span(i, w)
+			for k := lo; k < hi; k++ {
+				b[k] = true
+			}
 		}
-		left = true
 	}
-	return left
+	return b
 }
 
 // Pt is a point of an outline, on pixel corners or crack midpoints.
@@ -339,4 +396,81 @@ func Area(poly []Pt) float64 {
 		a += p.X*q.Y - q.X*p.Y
 	}
 	return a / 2
+}
+
+// Parts numbers the 8-connected parts of a shape, for asking which part a pixel is in.
+type Parts struct {
+	r        runs
+	w        int
+	rowStart []int   // the runs of row y are r's runs rowStart[y] to rowStart[y+1]
+	number   []int32 // each run's part number
+	n        int
+}
+
+// NewParts returns the parts of the w x h shape in.
+func NewParts(in []bool, w, h int) *Parts {
+	p := &Parts{r: findRuns(in, w, h), w: w, rowStart: make([]int, h+1)}
+	for i, y := range p.r.y {
+		p.rowStart[y+1] = i + 1
+	}
+	for y := 1; y <= h; y++ {
+		p.rowStart[y] = max(p.rowStart[y], p.rowStart[y-1])
+	}
+	p.number = slices.Clone(p.r.parent)
+	p.n = label.Number(p.number)
+	return p
+}
+
+// Len returns the number of parts.
+func (p *Parts) Len() int { return p.n }
+
+// At returns the number (0 to Len()-1) of the part pixel (x, y) is in, or -1 when it
+// is not in the shape.
+func (p *Parts) At(x, y int) int {
+	if y < 0 || y+1 >= len(p.rowStart) || x < 0 || x >= p.w {
+		return -1
+	}
+	lo, hi := p.rowStart[y], p.rowStart[y+1]
+	// the first run of the row ending past x
+	k := lo + sort.Search(hi-lo, func(i int) bool { return int(p.r.x1[lo+i]) > x })
+	if k < hi && int(p.r.x0[k]) <= x {
+		return int(p.number[k])
+	}
+	return -1
+}
+
+// Beside returns the part of the shape beside the crack whose midpoint is q (a first
+// point of Outlines' of a mask within the shape, before Subpixel moves it), or -1.
+func (p *Parts) Beside(q Pt) int {
+	if q.Y == math.Floor(q.Y) { // a horizontal crack: the pixels below and above
+		x, y := int(math.Floor(q.X)), int(q.Y)
+		if k := p.At(x, y); k >= 0 {
+			return k
+		}
+		return p.At(x, y-1)
+	}
+	x, y := int(q.X), int(math.Floor(q.Y))
+	if k := p.At(x, y); k >= 0 {
+		return k
+	}
+	return p.At(x-1, y)
+}
+
+// Select returns the mask of the pixels of the parts k with sel[k] set, or nil when
+// there are none.
+func (p *Parts) Select(sel []bool) []bool {
+	var b []bool
+	for i := range p.r.len() {
+		if !sel[p.number[i]] {
+			continue
+		}
+		if b == nil {
+			b = make([]bool, p.w*(len(p.rowStart)-1))
+		}
+		lo, hi := p.r.span(i, p.w)
+		for k := lo; k < hi; k++ {
+			b[k] = true
+		}
+	}
+	return b
 }

@@ -216,3 +216,93 @@ func TestOutlinesOfShapesOnTheImageEdges(t *testing.T) {
 		})
 	}
 }
+
+func TestAbsorbOutlinesAPartWholeWhenEnoughOfItIsFilled(t *testing.T) {
+
+	// line from the block's right edge, 100 px in all, that touches the block.
+	joinedShape := func() ([]bool, int, int) {
+		in, w, h := shape()
+		for x := 40; x < 90 && x < w; x++ {
+			in[25*w+x], in[26*w+x] = true, true
+		}
+		return in, w, h
+	}
+	tests := []struct {
+		name       string
+		in         func() ([]bool, int, int)
+		share      float64
+		line, limb bool // whether the line at y = 5 and the limb at y = 25 join b
+		pixels     int  // b's pixels after
+	}{
+		{"the block is outlined whole, a part apart from it is left", shape, 0.3, false, false, 400},
+		{"a limb of the block joins it", joinedShape, 0.3, false, true, 440},
+		{"nothing joins when the blob is too small a share of its part", joinedShape, 0.95, false, false, 399},
+	}
+	for _, tt := range tests {
+		in, w, h := tt.in()
+		// b: the block as Blobs would find it, less a corner the opening rounds off.
+		b := make([]bool, w*h)
+		for y := 15; y < 35; y++ {
+			for x := 20; x < 40; x++ {
+				b[y*w+x] = true
+			}
+		}
+		b[15*w+20] = false
+		got := Absorb(b, in, w, h, tt.share)
+		n := 0
+		for _, v := range got {
+			if v {
+				n++
+			}
+		}
+		if got[5*w+30] != tt.line || got[25*w+50] != tt.limb || n != tt.pixels {
+			t.Errorf("%s: line %v, limb %v, %d pixels; want %v, %v, %d", tt.name, got[5*w+30], got[25*w+50], n, tt.line, tt.limb, tt.pixels)
+		}
+	}
+	if Absorb(nil, make([]bool, 4), 2, 2, 0.3) != nil {
+		t.Error("Absorb of no blobs is not nil")
+	}
+}
+
+func TestPartsNumberTheShapesPartsInRasterOrder(t *testing.T) {
+	in, w, h := shape() // the line (part 0) above the block (part 1)
+	p := NewParts(in, w, h)
+	tests := []struct {
+		name string
+		x, y int
+		want int
+	}{
+		{"the line", 30, 6, 0},
+		{"the block", 25, 30, 1},
+		{"paper", 10, 30, -1},
+		{"left of the image", -1, 6, -1},
+		{"below the image", 30, h, -1},
+	}
+	for _, tt := range tests {
+		if got := p.At(tt.x, tt.y); got != tt.want {
+			t.Errorf("%s: At(%d, %d) = %d, want %d", tt.name, tt.x, tt.y, got, tt.want)
+		}
+	}
+	if p.Len() != 2 {
+		t.Errorf("%d parts, want 2", p.Len())
+	}
+	// Each outline's first crack lies beside its own part.
+	for _, poly := range Outlines(in, w, h) {
+		want := 1
+		if poly[0].Y < 10 {
+			want = 0
+		}
+		if got := p.Beside(poly[0]); got != want {
+			t.Errorf("outline starting at %v: beside part %d, want %d", poly[0], got, want)
+		}
+	}
+	sel := p.Select([]bool{false, true})
+	for i := range in {
+		if sel[i] != (in[i] && i/w >= 15) {
+			t.Fatalf("Select of the block: pixel (%d, %d) %v", i%w, i/w, sel[i])
+		}
+	}
+	if p.Select([]bool{false, false}) != nil {
+		t.Error("Select of no part is not nil")
+	}
+}

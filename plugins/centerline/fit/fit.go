@@ -42,31 +42,48 @@ type Options struct {
 	Tolerance float64
 	// CornerAngle is the smallest turn, in degrees, that makes a corner.
 	CornerAngle float64
+	// SmoothPasses is how many times the points are smoothed before the fit (0 takes
+	// DefaultSmoothPasses): more passes take out more of the points' wobble, so that
+	// the curves can be longer, and round the curve's sharpest bends a little more.
+	SmoothPasses int
 }
 
 // Fit returns the segments approximating pts, which a stroke runs through in order.
-// When closed the segments return to pts[0]. radius gives the line's radius near each
-// point (the corner detector looks that far along the line); it may be nil.
+// When closed the segments form a loop, from the chain's sharpest bend back to it.
+// radius gives the line's radius near each point (the corner detector looks that far
+// along the line); it may be nil.
 func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	pts = dedupe(pts)
 	if closed && len(pts) > 2 {
-		pts = append(pts, pts[0])
+		// The fit starts and ends where the chain is closed, whose point joins two
+		// pieces: at the sharpest bend, where the pieces would meet anyway, rather than
+		// wherever the chain was found, which splits a curve. (Lineart corpus, filled
+		// outlines: 0.437 -> 0.425 of the potrace engine's segments.)
+		at := sharpest(pts)
+		pts = append(rotate(pts, at), pts[at])
+		if len(radius) == len(pts)-1 {
+			radius = append(rotate(radius, at), radius[at])
+		}
 	}
 	if len(pts) < 2 {
 		return nil
 	}
 	corners := findCorners(pts, radius, o.CornerAngle)
+	passes := o.SmoothPasses
+	if passes <= 0 {
+		passes = DefaultSmoothPasses
+	}
 	var out []Segment
 	for i := 1; i < len(corners); i++ {
-		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], smoothPasses), o.Tolerance, out)
+		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, out)
 	}
 	return out
 }
 
-// smoothPasses is how many times smooth runs along a run: the measured centre still
-// wobbles by a fraction of a pixel from point to point, which a tight tolerance would
-// otherwise follow with extra segments.
-const smoothPasses = 5
+// DefaultSmoothPasses is how many times smooth runs along a run unless Options say
+// otherwise: the measured centre still wobbles by a fraction of a pixel from point to
+// point, which a tight tolerance would otherwise follow with extra segments.
+const DefaultSmoothPasses = 5
 
 // smooth returns a copy of run smoothed without shrinking (Taubin, "A signal processing
 // approach to fair surface design", 1995): each pass moves every inner point by lambda
@@ -166,10 +183,11 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 
 // fitRun appends the segments of one run without corners: from its start, the
 // longest stretch that one line or cubic fits within tol, found by doubling its length
-// and then halving the step (a fit that fails for a stretch rarely holds for a longer
-// one), then the next stretch from where that one ends, the curves meeting with a
-// common tangent. Taking each piece as long as it can be needs fewer segments than
-// splitting the run at its worst point until every part fits.
+// from the last piece's (pieces along a run are often alike) and then halving the step
+// (a fit that fails for a stretch rarely holds for a longer one), then the next
+// stretch from where that one ends, the curves meeting with a common tangent. Taking
+// each piece as long as it can be needs fewer segments than splitting the run at its
+// worst point until every part fits.
 func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	n := len(pts)
 	if n == 2 || withinLine(pts, tol) {
@@ -177,6 +195,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	}
 	// buffers the pieces' parameters reuse
 	arc, u, d, wb := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil), [][4]float64(nil)
+	first := 4 // the first stretch tried: the last piece's length
 	for i := 0; i < n-1; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
@@ -188,7 +207,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 		// shortest known not to.
 		good, bad := i+1, n
 		best, _ := try(good)
-		for step := 4; ; step *= 2 {
+		for step := first; ; step *= 2 {
 			j := min(i+step, n-1)
 			seg, ok := try(j)
 			if !ok {
@@ -210,6 +229,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 		}
 		out = append(out, best)
 		arc, u, d, wb = ps.arc, ps.u, ps.d, ps.w
+		first = max(4, good-i)
 		i = good
 	}
 	return out
@@ -232,15 +252,34 @@ func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
 	ps.d = slices.Grow(ps.d[:0], len(piece))[:len(piece)]
 	ps.w = slices.Grow(ps.w[:0], len(piece))[:len(piece)]
 	seg := generate(piece, u, t1, t2, ps.w)
-	// Past 4*tol no Newton step is tried: the piece fails.
-	errMax := maxError(piece, seg, ps.w, 4*tol, ps.d)
-	for k := 0; k < 6 && errMax > tol && errMax <= 4*tol; k++ {
+	stop := hopeless * tol
+	errMax := maxError(piece, seg, ps.w, stop, ps.d)
+	for k := 0; k < newtonSteps && errMax > tol && errMax <= stop; k++ {
 		reparameterise(piece, seg, u, ps.d)
 		seg = generate(piece, u, t1, t2, ps.w)
-		errMax = maxError(piece, seg, ps.w, 4*tol, ps.d)
+		last := errMax
+		errMax = maxError(piece, seg, ps.w, stop, ps.d)
+		// Give up when the error, falling as fast as in this step for every step
+		// left, would still not come within tol.
+		if k > 0 && errMax-float64(newtonSteps-1-k)*max(0, last-errMax) > tol {
+			break
+		}
 	}
 	return seg, errMax <= tol
 }
+
+// A piece is refitted by up to newtonSteps Newton steps on its parameters unless its
+// first fit strays more than hopeless times the tolerance. Chord-length parameters
+// are far from the closest points on a long piece of a wavy outline, and the steps
+// bring them closer slowly: 6 steps and 4 times the tolerance (as Schneider gives
+// them) left many pieces that fit split in two. (On the lineart images of the bench
+// corpus: 0.459 -> 0.437 of the potrace engine's segments at 0.972 of its SSIM; 50
+// steps give 0.426 for another 10 % of CPU. Most of the steps go to the pieces that
+// fail, which the giving up cuts short.)
+const (
+	newtonSteps = 30
+	hopeless    = 8
+)
 
 // params gives the chord-length parameters of the pieces pts[i..j] for one i and
 // several j: the arc length from pts[i] is summed once, as far as asked, and each
@@ -401,4 +440,46 @@ func clamp01(v float64) float64 {
 		return 1
 	}
 	return v
+}
+
+// rotate returns a copy of s starting at s[at] and wrapping around.
+func rotate[T any](s []T, at int) []T {
+	return append(slices.Clone(s[at:]), s[:at]...)
+}
+
+// sharpest returns the index of the closed chain pts's sharpest bend: where the
+// direction between the chords to the points about 3 pixels before and after turns
+// most (the nearest points at least that far along the chain, within half of it).
+func sharpest(pts []Vec) int {
+	n := len(pts)
+	const k = 3.0
+	// arc[j]: the length along the chain, three times round, from pts[0] to
+	// pts[j%n]; the points before and after point i (at j = n+i) move forward with i.
+	arc := make([]float64, 3*n)
+	for j := 1; j < 3*n; j++ {
+		arc[j] = arc[j-1] + pts[j%n].dist(pts[(j-1)%n])
+	}
+	best, at := 2.0, 0
+	a, b := 0, 0
+	for i := range n {
+		j := n + i
+		// a: the nearest point at least k before j, at most n/2 points past j-1
+		for a+1 < j && arc[j]-arc[a+1] >= k {
+			a++
+		}
+		back := a
+		if back < j-1-n/2 || arc[j]-arc[back] < k {
+			back = j - 1 - n/2
+		}
+		// b: the nearest point at least k after j, likewise
+		b = max(b, j+1)
+		for b < j+1+n/2 && arc[b]-arc[j] < k {
+			b++
+		}
+		c := pts[i].sub(pts[back%n]).unit().dot(pts[b%n].sub(pts[i]).unit())
+		if c < best {
+			best, at = c, i
+		}
+	}
+	return at
 }

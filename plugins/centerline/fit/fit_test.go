@@ -5,6 +5,39 @@ import (
 	"testing"
 )
 
+// distance returns the distance from p to the nearest of segs: each is sampled at 200
+// parameters, and the nearest sample's neighbourhood searched by ternary search (a
+// long curve's samples lie pixels apart where its parameter runs fast).
+func distance(p Vec, segs []Segment) float64 {
+	best := math.Inf(1)
+	for _, s := range segs {
+		at := func(t float64) float64 {
+			if s.Line {
+				return s.P0.add(s.P3.sub(s.P0).mul(t)).dist(p)
+			}
+			return bezier(s, t).dist(p)
+		}
+		const n = 200
+		k := 0
+		for i := 1; i <= n; i++ {
+			if at(float64(i)/n) < at(float64(k)/n) {
+				k = i
+			}
+		}
+		lo, hi := max(0, float64(k-1)/n), min(1, float64(k+1)/n)
+		for range 60 {
+			a, b := lo+(hi-lo)/3, hi-(hi-lo)/3
+			if at(a) < at(b) {
+				hi = b
+			} else {
+				lo = a
+			}
+		}
+		best = min(best, at(float64(k)/n), at((lo+hi)/2))
+	}
+	return best
+}
+
 func TestFitStaysWithinTolerance(t *testing.T) {
 	var arc, zig []Vec
 	for i := 0; i <= 100; i++ {
@@ -36,19 +69,7 @@ func TestFitStaysWithinTolerance(t *testing.T) {
 			t.Errorf("%s: %d segments, want 1..%d", tt.name, len(segs), tt.maxSegs)
 		}
 		for _, p := range tt.pts {
-			best := math.Inf(1)
-			for _, s := range segs {
-				for k := 0; k <= 200; k++ {
-					var q Vec
-					if s.Line {
-						q = s.P0.add(s.P3.sub(s.P0).mul(float64(k) / 200))
-					} else {
-						q = bezier(s, float64(k)/200)
-					}
-					best = math.Min(best, q.dist(p))
-				}
-			}
-			if best > 0.35 {
+			if best := distance(p, segs); best > 0.35 {
 				t.Errorf("%s: point %v is %.2f from the fit", tt.name, p, best)
 				break
 			}
@@ -129,20 +150,46 @@ func TestFitTakesEachPieceAsLongAsItFits(t *testing.T) {
 			t.Errorf("%s: %d segments, want 1..%d", tt.name, len(segs), tt.maxSegs)
 		}
 		for _, p := range pts {
-			best := math.Inf(1)
-			for _, s := range segs {
-				for k := 0; k <= 100; k++ {
-					q := bezier(s, float64(k)/100)
-					if s.Line {
-						q = s.P0.add(s.P3.sub(s.P0).mul(float64(k) / 100))
-					}
-					best = math.Min(best, q.dist(p))
-				}
-			}
-			if best > tt.tol+0.1 {
+			if best := distance(p, segs); best > tt.tol+0.1 {
 				t.Errorf("%s: point %v is %.2f from the fit", tt.name, p, best)
 				break
 			}
+		}
+	}
+}
+
+func TestAClosedChainIsFittedFromItsSharpestBend(t *testing.T) {
+	// A teardrop: a tip at (50, 10), the tangents from it to a circle of radius 20
+	// round (50, 50), and the circle's arc below them; sampled about a pixel apart and
+	// listed from the arc's bottom.
+	tip, c := Vec{50, 10}, Vec{50, 50}
+	const r = 20.0
+	half := math.Acos(r / c.dist(tip)) // the touching points' angle from the tip's direction
+	var drop []Vec
+	up := -math.Pi / 2 // the tip's direction from the centre, on screen
+	from, to := up+half, up+2*math.Pi-half
+	for a := from; a <= to; a += 1 / r {
+		drop = append(drop, Vec{c.X + r*math.Cos(a), c.Y + r*math.Sin(a)})
+	}
+	last := drop[len(drop)-1]
+	for k := 1.0; k < tip.dist(last); k++ {
+		drop = append(drop, last.add(tip.sub(last).unit().mul(k)))
+	}
+	drop = append(drop, tip)
+	first := drop[0]
+	for k := 1.0; k < tip.dist(first); k++ {
+		drop = append(drop, tip.add(first.sub(tip).unit().mul(k)))
+	}
+	bottom := len(drop) / 3 // roughly the arc's bottom
+	drop = append(drop[bottom:], drop[:bottom]...)
+	segs := Fit(drop, nil, true, Options{Tolerance: 0.5, CornerAngle: 55})
+	if len(segs) == 0 || segs[0].P0.dist(tip) > 1 || segs[len(segs)-1].P3.dist(tip) > 1 {
+		t.Errorf("the fit runs from %v to %v, want from the tip %v back to it", segs[0].P0, segs[len(segs)-1].P3, tip)
+	}
+	for _, p := range drop {
+		if d := distance(p, segs); d > 0.6 {
+			t.Errorf("point %v is %.2f from the fit", p, d)
+			break
 		}
 	}
 }

@@ -160,3 +160,45 @@ func TestClamp01IsMinOneMaxZero(t *testing.T) {
 		})
 	}
 }
+
+// sharpestByWalking is sharpest by its definition: from each point, walk back and on
+// along the chain until 3 pixels are covered (or half the chain), and compare the
+// chords' directions.
+func sharpestByWalking(pts []Vec) int {
+	n := len(pts)
+	best, at := 2.0, 0
+	for i := range n {
+		a, b := (i-1+n)%n, (i+1)%n
+		la, lb := pts[i].dist(pts[a]), pts[b].dist(pts[i])
+		for steps := 0; la < 3 && steps < n/2; steps++ {
+			a = (a - 1 + n) % n
+			la += pts[a].dist(pts[(a+1)%n])
+		}
+		for steps := 0; lb < 3 && steps < n/2; steps++ {
+			b = (b + 1) % n
+			lb += pts[b].dist(pts[(b-1+n)%n])
+		}
+		if c := pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit()); c < best {
+			best, at = c, i
+		}
+	}
+	return at
+}
+
+func TestSharpestIsTheSharpestByWalking(t *testing.T) {
+	for _, n := range []int{3, 5, 12, 40, 200} {
+		for seed := range uint64(20) {
+			r := rand.New(rand.NewPCG(seed, uint64(n)))
+			// a wobbly closed chain round (50, 50), with steps of 0.3 to 2 px
+			pts := make([]Vec, n)
+			for i := range pts {
+				a := 2 * math.Pi * float64(i) / float64(n)
+				rr := float64(n)/(2*math.Pi)*(0.3+1.7*r.Float64()) + r.Float64()
+				pts[i] = Vec{50 + rr*math.Cos(a), 50 + rr*math.Sin(a)}
+			}
+			if got, want := sharpest(pts), sharpestByWalking(pts); got != want {
+				t.Fatalf("n %d seed %d: sharpest %d, by walking %d", n, seed, got, want)
+			}
+		}
+	}
+}

@@ -5,8 +5,15 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/fill"
+	"github.com/tracecraft/tracecraft/plugins/centerline/fit"
+	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/plugins/centerline/svgout"
 )
 
 // disc paints an anti-aliased round-capped line from (x0, y0) to (x1, y1) of width wd
@@ -125,6 +132,114 @@ func TestAStrokeTooUnevenForOneWidthIsFilled(t *testing.T) {
 		}
 		if res.Strokes != tt.strokes || len(res.Groups[0].Fills) != tt.fill {
 			t.Errorf("%s: %d strokes and %d filled outlines, want %d and %d:\n%s", tt.name, res.Strokes, len(res.Groups[0].Fills), tt.strokes, tt.fill, res.SVG)
+		}
+	}
+}
+
+func TestAFilledShapeIsOutlinedWithItsLimbs(t *testing.T) {
+	hatch := DefaultOptions()
+	hatch.Fill = FillHatch
+	fixed := DefaultOptions()
+	fixed.Width, fixed.FixedWidth = WidthFixed, 3
+	tests := []struct {
+		name    string
+		o       Options
+		strokes bool // whether the limb is a stroke
+	}{
+		{"outlined with the body", DefaultOptions(), false},
+		{"a stroke when hatching", hatch, true},
+		{"a stroke at a fixed width", fixed, true},
+	}
+	for _, tt := range tests {
+		// A body, a disc 40 px across, and a 3 px limb 50 px long leaving it.
+		img := white(140, 80)
+		line(img, 40, 40, 40.01, 40, 40)
+		line(img, 55, 40, 120, 40, 3)
+		res, err := Trace(context.Background(), img, tt.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (res.Strokes > 0) != tt.strokes {
+			t.Errorf("%s: %d strokes, want strokes %v:\n%s", tt.name, res.Strokes, tt.strokes, res.SVG)
+		}
+	}
+}
+
+func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
+	// Two crosses of ink, A and B, of 20 x 6 bars centred on (20, 20) and (50, 20)
+	// (outlines of a dozen corners); a and b are points in them, and edgeA and edgeB
+	// the midpoints of their outlines' first cracks, atop the upright bars.
+	const w, h = 70, 40
+	m := make([]bool, w*h)
+	img := white(w, h)
+	for y := 10; y < 30; y++ {
+		for x := 10; x < 60; x++ {
+			cx := 20
+			if x >= 35 {
+				cx = 50
+			}
+			if (x >= cx-3 && x < cx+3) || (y >= 17 && y < 23 && x >= cx-10 && x < cx+10) {
+				m[y*w+x] = true
+				img.SetNRGBA(x, y, color.NRGBA{A: 255})
+			}
+		}
+	}
+	g, _ := ink.Binarise(ink.Darkness(img), ink.Fixed, 128)
+	a, b := graph.Point{X: 20.5, Y: 20.5}, graph.Point{X: 50.5, Y: 20.5}
+	edgeA, edgeB := fill.Pt{X: 17.5, Y: 10}, fill.Pt{X: 47.5, Y: 10}
+	// stroke returns a graph stroke through pts and its drawing in n segments.
+	stroke := func(n int, pts ...graph.Point) (graph.Stroke, []svgout.Stroke) {
+		segs := make([]fit.Segment, n)
+		for i := range segs {
+			segs[i] = fit.Segment{Line: true, P0: fit.Vec{X: pts[0].X, Y: pts[0].Y}, P3: fit.Vec{X: pts[0].X + 1, Y: pts[0].Y}}
+		}
+		return graph.Stroke{Points: pts}, []svgout.Stroke{{Segments: segs, Width: 3}}
+	}
+	fillAt := func(first fill.Pt, n int) loop {
+		return loop{segs: make([]fit.Segment, n), first: first}
+	}
+	tests := []struct {
+		name      string
+		strokes   [][]graph.Point
+		segs      int // each stroke's segments
+		fills     []loop
+		outlinedA bool
+		outlinedB bool
+	}{
+		{"a part with costly strokes and a fill is outlined", [][]graph.Point{{a}}, 40, []loop{fillAt(edgeA, 4)}, true, false},
+		{"a part with strokes and no fill is not", [][]graph.Point{{a}}, 40, nil, false, false},
+		{"a part drawn in fewer segments than its outline is not", [][]graph.Point{{a}}, 1, []loop{fillAt(edgeA, 1)}, false, false},
+		{"only the part with the fill is outlined", [][]graph.Point{{a}, {b}}, 40, []loop{fillAt(edgeB, 4)}, false, true},
+		{"a stroke bridging two parts keeps both", [][]graph.Point{{a, b}}, 40, []loop{fillAt(edgeA, 4), fillAt(edgeB, 4)}, false, false},
+	}
+	for _, tt := range tests {
+		var ss []graph.Stroke
+		var fitted [][]svgout.Stroke
+		for _, pts := range tt.strokes {
+			s, f := stroke(tt.segs, pts...)
+			ss, fitted = append(ss, s), append(fitted, f)
+		}
+		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, slices.Clone(tt.fills))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A part is outlined when its strokes are gone and an outline starts on its
+		// edge that is not one of the fills given.
+		outlined := func(pt graph.Point, edge fill.Pt) bool {
+			for i, s := range ss {
+				if s.Points[0] == pt && len(gotStrokes[i]) > 0 {
+					return false
+				}
+			}
+			for _, f := range gotFills {
+				if f.first == edge && len(f.segs) > 0 && f.segs[0] != (fit.Segment{}) {
+					return true
+				}
+			}
+			return false
+		}
+		if gotA, gotB := outlined(a, edgeA), outlined(b, edgeB); gotA != tt.outlinedA || gotB != tt.outlinedB {
+			t.Errorf("%s: A outlined %v, B %v; want %v, %v", tt.name, gotA, gotB, tt.outlinedA, tt.outlinedB)
 		}
 	}
 }
