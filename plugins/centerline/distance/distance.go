@@ -304,13 +304,15 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 		for y := lo; y < hi; y++ {
 			inRow := in[(y+b.y0)*w+b.x0 : (y+b.y0)*w+b.x1+1]
 			gRow := g[y*bw : (y+1)*bw]
-			for x := 0; x < bw; {
-				if !inRow[x] {
-					x++
-					continue
+			for x := 0; ; {
+				for x < len(inRow) && !inRow[x] {
+					x++ // paper: a tight loop
+				}
+				if x == len(inRow) {
+					break
 				}
 				a := x
-				for x < bw && inRow[x] {
+				for x < len(inRow) && inRow[x] {
 					x++
 				}
 				// A run with no core pixel within r in any of its columns has none
