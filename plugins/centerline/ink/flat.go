@@ -91,13 +91,14 @@ const maxStretch = 3
 // pixels above Otsu's level) is full black, by a gain of at most maxStretch: under dim
 // light the ink is grey, and a threshold halfway to black would miss it.
 func Stretch(g *Image) {
-	t := OtsuLevel(g)
+	// The ink's sum and count from the histogram: whole numbers, the same as summed
+	// pixel by pixel.
+	hist := histogram(g)
+	t := otsuOf(hist)
 	var sum, n float64
-	for _, v := range g.Pix {
-		if v > t {
-			sum += float64(v)
-			n++
-		}
+	for v := int(t) + 1; v < 256; v++ {
+		sum += float64(v) * hist[v]
+		n += hist[v]
 	}
 	if n == 0 || sum == 0 {
 		return
@@ -110,9 +111,11 @@ func Stretch(g *Image) {
 	for i := range lut {
 		lut[i] = uint8(math.Min(255, math.Round(float64(i)*gain)))
 	}
-	for i, v := range g.Pix {
-		g.Pix[i] = lut[v]
-	}
+	_ = parallel.For(context.Background(), len(g.Pix), 1<<16, func(_, lo, hi int) {
+		for i, v := range g.Pix[lo:hi] {
+			g.Pix[lo+i] = lut[v]
+		}
+	})
 }
 
 // tileSide returns the side of the lighting grid's tiles: a twelfth of the image's

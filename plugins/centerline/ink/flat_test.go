@@ -170,3 +170,45 @@ func TestFlattenDividesEachPixelByTheInterpolatedPaper(t *testing.T) {
 		}
 	}
 }
+
+func TestStretchScalesByTheMeanInkOfAWholeImage(t *testing.T) {
+	// An image of more pixels than one band of the histogram: faint ink on grey paper.
+	const w, h = 400, 300
+	g := &Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	seed := uint32(17)
+	for i := range g.Pix {
+		seed = seed*1664525 + 1013904223
+		g.Pix[i] = uint8(seed>>24) / 4 // paper 0..63
+		if seed>>8%10 == 0 {
+			g.Pix[i] = 90 + uint8(seed>>16)%40 // ink 90..129
+		}
+	}
+	var hist [256]int
+	for _, v := range g.Pix {
+		hist[v]++
+	}
+	got := histogram(g)
+	for v, c := range hist {
+		if got[v] != float64(c) {
+			t.Fatalf("histogram[%d] = %v, want %d", v, got[v], c)
+		}
+	}
+	// Stretch's definition: the gain that makes the mean darkness above Otsu's level 255.
+	lv := OtsuLevel(g)
+	var sum, n float64
+	for _, v := range g.Pix {
+		if v > lv {
+			sum += float64(v)
+			n++
+		}
+	}
+	gain := math.Min(maxStretch, 255*n/sum)
+	want := make([]uint8, len(g.Pix))
+	for i, v := range g.Pix {
+		want[i] = uint8(math.Min(255, math.Round(float64(v)*gain)))
+	}
+	Stretch(g)
+	if !slices.Equal(g.Pix, want) {
+		t.Errorf("Stretch differs from its definition (gain %v)", gain)
+	}
+}

@@ -218,12 +218,33 @@ func Threshold(g *Image, mode Mode, level float64) *Mask {
 
 // OtsuLevel returns the darkness that maximises the between-class variance of g's
 // histogram (Otsu 1979); pixels above it are ink.
-func OtsuLevel(g *Image) uint8 {
+func OtsuLevel(g *Image) uint8 { return otsuOf(histogram(g)) }
+
+// histogram returns the number of g's pixels at each darkness, counted in bands of the
+// image across the machine's cores (whole numbers: the same sums in any order).
+func histogram(g *Image) [256]float64 {
+	parts := make([][256]int, parallel.Workers(len(g.Pix), 1<<16))
+	_ = parallel.For(context.Background(), len(g.Pix), 1<<16, func(worker, lo, hi int) {
+		h := &parts[worker]
+		for _, v := range g.Pix[lo:hi] {
+			h[v]++
+		}
+	})
 	var hist [256]float64
-	for _, v := range g.Pix {
-		hist[v]++
+	for _, h := range parts {
+		for v, c := range h {
+			hist[v] += float64(c)
+		}
 	}
-	total := float64(len(g.Pix))
+	return hist
+}
+
+// otsuOf is OtsuLevel of the histogram hist.
+func otsuOf(hist [256]float64) uint8 {
+	var total float64
+	for _, c := range hist {
+		total += c
+	}
 	var sum float64
 	for i, c := range hist {
 		sum += float64(i) * c
