@@ -296,6 +296,20 @@ func TestPartsNumberTheShapesPartsInRasterOrder(t *testing.T) {
 			t.Errorf("outline starting at %v: beside part %d, want %d", poly[0], got, want)
 		}
 	}
+	for _, tt := range []struct {
+		name string
+		q    Pt
+		want int
+	}{
+		{"the block's left edge", Pt{X: 20, Y: 25.5}, 1},
+		{"the block's right edge", Pt{X: 40, Y: 25.5}, 1},
+		{"the line's underside", Pt{X: 30.5, Y: 7}, 0},
+		{"a crack between paper pixels", Pt{X: 10, Y: 25.5}, -1},
+	} {
+		if got := p.Beside(tt.q); got != tt.want {
+			t.Errorf("%s: Beside(%v) = %d, want %d", tt.name, tt.q, got, tt.want)
+		}
+	}
 	sel := p.Select([]bool{false, true})
 	for i := range in {
 		if sel[i] != (in[i] && i/w >= 15) {
