@@ -19,7 +19,8 @@ import (
 
 // rogueEngine builds the test engine that answers with the SVG it is told to, with the
 // sdk's own output check in the engine process, or without it (checked false), so that
-// its hostile SVGs reach the host.
+// its hostile SVGs reach the host even when the host does not ask the engine to leave
+// the check to it.
 func rogueEngine(t testing.TB, name string, checked bool) string {
 	t.Helper()
 	vars := []string{"main.name=" + name}
@@ -52,8 +53,11 @@ func TestHostRefusesHostileSVGs(t *testing.T) {
 	h := startHost(t, dir, "", "--workers", "2")
 	img := testbin.SolidPNG(t, 12, 7, color.NRGBA{200, 10, 10, 255})
 
-	// The host's own check (the engine's is off), and the sdk's in the engine process:
-	// the client gets the same answer either way.
+	// The host's own check, with the sdk's check in the engine process off ("rogue") and
+	// on ("checked", as in every engine built with the sdk): the host asks the engine to
+	// leave the check to it (host_checks_output, sdk 2.4.0), so both hostile SVGs reach
+	// the host's check and the client gets the same answer either way. The sdk's own
+	// check, for a host that does not ask, is tested in sdk (TestTheServerLeavesTheOutputCheckToAHostThatChecks) and sdk/pluginhost.
 	for _, engine := range []string{"rogue", "checked"} {
 		for _, tt := range hostileOutputs {
 			t.Run(engine+" "+tt.output, func(t *testing.T) {
