@@ -157,9 +157,12 @@ clienttools: npm
 # are built as make build builds them. -parallel 4: the tests that start real processes
 # (t.Parallel, each with its own ports, folders and database) spend much of their time
 # waiting for those processes, so on a 2-core machine two at a time (the default,
-# GOMAXPROCS) left the cores idle while the host's package, the longest, ran on.
+# GOMAXPROCS) left the cores idle while the host's package, the longest, ran on. -p 3 for
+# the same reason between packages: three test binaries at once instead of two, so the
+# packages that mostly wait (the host's, enginemem, sdk/enginetest's 10 s deadline test)
+# do not hold a core each.
 TIMED     := scripts/timed
-TESTFLAGS := -count=1 -vet=off -ldflags=-w -parallel 4
+TESTFLAGS := -count=1 -vet=off -ldflags=-w -parallel 4 -p 3
 test:
 	@$(MAKE) --no-print-directory -j3 --output-sync=line timed-prepare-go timed-chromium timed-node-tools
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
