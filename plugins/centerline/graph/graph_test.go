@@ -196,22 +196,6 @@ func joinGapsByScan(ss []Stroke, o Options) []Stroke {
 	}
 	cosMin := math.Cos(o.JoinAngle * math.Pi / 180)
 	type end struct{ s, side int }
-	dir := func(s Stroke, side int) (Point, float64, float64) {
-		pts := s.Points
-		if side == 0 {
-			pts = slices.Clone(pts)
-			slices.Reverse(pts)
-		}
-		// pts now ends at the free end; direction of travel out of it.
-		last := pts[len(pts)-1]
-		back := pointAt(reversed(pts), max(3, 2*last.R))
-		dx, dy := last.X-back.X, last.Y-back.Y
-		l := math.Hypot(dx, dy)
-		if l == 0 {
-			return last, 0, 0
-		}
-		return last, dx / l, dy / l
-	}
 	for {
 		type cand struct {
 			a, b end
@@ -223,7 +207,7 @@ func joinGapsByScan(ss []Stroke, o Options) []Stroke {
 				continue
 			}
 			for si := 0; si < 2; si++ {
-				pa, ax, ay := dir(ss[i], si)
+				pa, ax, ay := gapEnd(ss[i], si)
 				for j := i; j < len(ss); j++ {
 					if ss[j].Closed || len(ss[j].Points) < 2 {
 						continue
@@ -232,7 +216,7 @@ func joinGapsByScan(ss []Stroke, o Options) []Stroke {
 						if j == i && sj <= si {
 							continue
 						}
-						pb, bx, by := dir(ss[j], sj)
+						pb, bx, by := gapEnd(ss[j], sj)
 						dd := math.Hypot(pb.X-pa.X, pb.Y-pa.Y)
 						if dd > o.JoinGaps || dd == 0 {
 							continue
