@@ -46,6 +46,10 @@ type Options struct {
 	// DefaultSmoothPasses): more passes take out more of the points' wobble, so that
 	// the curves can be longer, and round the curve's sharpest bends a little more.
 	SmoothPasses int
+	// MaxSegments, when above 0, stops the fit once it has more segments than that:
+	// Fit then returns the first MaxSegments+1 of them, for a caller that only needs
+	// to know the fit costs more.
+	MaxSegments int
 }
 
 // Fit returns the segments approximating pts, which a stroke runs through in order.
@@ -73,9 +77,13 @@ func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	if passes <= 0 {
 		passes = DefaultSmoothPasses
 	}
+	limit := math.MaxInt
+	if o.MaxSegments > 0 {
+		limit = o.MaxSegments + 1
+	}
 	var out []Segment
-	for i := 1; i < len(corners); i++ {
-		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, out)
+	for i := 1; i < len(corners) && len(out) < limit; i++ {
+		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, out, limit)
 	}
 	return out
 }
@@ -187,8 +195,8 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 // (a fit that fails for a stretch rarely holds for a longer one), then the next
 // stretch from where that one ends, the curves meeting with a common tangent. Taking
 // each piece as long as it can be needs fewer segments than splitting the run at its
-// worst point until every part fits.
-func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
+// worst point until every part fits. It stops once out holds limit segments.
+func fitRun(pts []Vec, tol float64, out []Segment, limit int) []Segment {
 	n := len(pts)
 	if n == 2 || withinLine(pts, tol) {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
@@ -196,7 +204,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	// buffers the pieces' parameters reuse
 	arc, u, d, wb := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil), [][4]float64(nil)
 	first := 4 // the first stretch tried: the last piece's length
-	for i := 0; i < n-1; {
+	for i := 0; i < n-1 && len(out) < limit; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
 			t1 = midTangent(pts, i)

@@ -246,12 +246,23 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	var fills []loop
 	if blobs != nil {
-		if fills, err = outlines(ctx, blobs, w, h, g, level); err != nil {
-			return grp, err
+		polys, firsts := outlinePolys(blobs, w, h, g, level)
+		if o.Width != WidthFixed {
+			// The outlines that fitOutlines keeps (each fits to one segment or more).
+			k := 0
+			for i, poly := range polys {
+				if math.Abs(fill.Area(poly)) >= minFillArea {
+					polys[k], firsts[k] = poly, firsts[i]
+					k++
+				}
+			}
+			polys, firsts = polys[:k], firsts[:k]
+			fitFills := func(limits []int) ([]loop, error) { return fitOutlines(ctx, polys, firsts, limits) }
+			fitted, fills, err = outlineWhereCheaper(ctx, m, w, h, g, level, ss, fitted, firsts, fitFills)
+		} else {
+			fills, err = fitOutlines(ctx, polys, firsts, nil)
 		}
-	}
-	if o.Width != WidthFixed {
-		if fitted, fills, err = outlineWhereCheaper(ctx, m, w, h, g, level, ss, fitted, fills); err != nil {
+		if err != nil {
 			return grp, err
 		}
 	}
@@ -271,27 +282,39 @@ type loop struct {
 	first fill.Pt
 }
 
-// outlines returns the fitted outlines of the w x h mask b, leaving out those
-// enclosing less than minFillArea. The outlines are fitted in parallel.
-func outlines(ctx context.Context, b []bool, w, h int, g *ink.Image, level float64) ([]loop, error) {
+// outlinePolys returns the outlines of the w x h mask b, moved to the ink's edge, and
+// the first point of each before it was moved (which tells the part it is beside).
+func outlinePolys(b []bool, w, h int, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
 	polys := fill.Outlines(b, w, h)
 	firsts := make([]fill.Pt, len(polys))
 	for i, poly := range polys {
 		firsts[i] = poly[0]
 	}
 	fill.Subpixel(polys, g, level/2)
+	return polys, firsts
+}
+
+// fitOutlines fits polys (firsts: their loops' firsts) in parallel, leaving out those
+// enclosing less than minFillArea. limits, when not nil, gives for each poly the most
+// segments its caller needs to know of: 0 fits it whole; below 0 leaves it out;
+// above 0 stops its fit once it has more segments than that (fit.Options.MaxSegments).
+func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limits []int) ([]loop, error) {
 	fitted := make([][]fit.Segment, len(polys))
 	err := parallel.For(ctx, len(polys), 8, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			poly := polys[i]
-			if math.Abs(fill.Area(poly)) < minFillArea {
+			limit := 0
+			if limits != nil {
+				limit = limits[i]
+			}
+			if limit < 0 || math.Abs(fill.Area(poly)) < minFillArea {
 				continue
 			}
 			pts := make([]fit.Vec, len(poly))
 			for k, p := range poly {
 				pts[k] = fit.Vec{X: p.X, Y: p.Y}
 			}
-			fitted[i] = fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing})
+			fitted[i] = fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing, MaxSegments: limit})
 		}
 	})
 	if err != nil {
@@ -319,15 +342,20 @@ func pathCost(segs []fit.Segment, closed bool) int {
 	return n
 }
 
-// outlineWhereCheaper draws as its filled outline each connected part of the ink m
-// that is partly filled (has some of fills) and whose outline costs fewer segments
-// than its strokes (fitted, from the graph's strokes ss) and fills together, and
-// returns the strokes and outlines left with those parts' outlines added. Strokes
+// outlineWhereCheaper fits the outlines of the filled areas (fitFills, given each
+// one's limit as fitOutlines takes them; firsts: their loops' firsts), and draws as its filled outline each connected part of the ink m that is
+// partly filled (has some of the fills) and whose outline costs fewer segments than
+// its strokes (fitted, from the graph's strokes ss) and fills together, and returns
+// the strokes and fitted outlines left with those parts' outlines added. Strokes
 // running into a filled area of a woodcut or a brush drawing are often short and
 // uneven: drawn whole, such a part renders as its ink does with fewer segments, while
 // a part that is all lines (text, a pen drawing) is left as strokes. A stroke whose
 // points lie in more than one part (a bridged gap) keeps its parts as they are.
-func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, fills []loop) ([][]svgout.Stroke, []loop, error) {
+//
+// The parts' outlines are fitted first: a fill of a part that would be redrawn is
+// then fitted only as far as it takes to tell (its fit stops once the part's strokes
+// and it alone cost more than the part's outline), since it is left out anyway.
+func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limits []int) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
 	parts := fill.NewParts(m, w, h)
 	n := parts.Len()
 	mix := make([]int, n)      // each part's segments as strokes and fills
@@ -359,11 +387,10 @@ func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, 
 			mix[k] += pathCost(st.Segments, st.Closed)
 		}
 	}
-	fillPart := make([]int, len(fills))
-	for i, f := range fills {
-		fillPart[i] = parts.Beside(f.first)
-		if k := fillPart[i]; k >= 0 {
-			mix[k] += pathCost(f.segs, true)
+	polyPart := make([]int, len(firsts))
+	for i, first := range firsts {
+		polyPart[i] = parts.Beside(first)
+		if k := polyPart[i]; k >= 0 {
 			filled[k] = true
 		}
 	}
@@ -371,21 +398,54 @@ func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, 
 	for k := range n {
 		redraw[k] = stroked[k] && filled[k] && !bridged[k]
 	}
+	var whole []loop
+	cost := make([]int, n)
+	var wholePart []int
 	sub := parts.Select(redraw)
-	if sub == nil {
-		return fitted, fills, nil
+	if sub != nil {
+		wp, wf := outlinePolys(sub, w, h, g, level)
+		// An outline beside no part counts for nothing.
+		limits := make([]int, len(wp))
+		for i := range wp {
+			if parts.Beside(wf[i]) < 0 {
+				limits[i] = -1
+			}
+		}
+		var err error
+		if whole, err = fitOutlines(ctx, wp, wf, limits); err != nil {
+			return nil, nil, err
+		}
+		wholePart = make([]int, len(whole))
+		for i, f := range whole {
+			wholePart[i] = parts.Beside(f.first)
+			if k := wholePart[i]; k >= 0 {
+				cost[k] += pathCost(f.segs, true)
+			}
+		}
 	}
-	whole, err := outlines(ctx, sub, w, h, g, level)
+	// A fill of a part that may be redrawn is fitted as far as it costs, alone, more
+	// than the part's outline less its strokes (a fill of MaxSegments+1 segments costs
+	// MaxSegments+2 or more, pathCost), since then the part is redrawn (a fill costs 2
+	// or more whatever the limit).
+	limits := make([]int, len(firsts))
+	for i, k := range polyPart {
+		if k >= 0 && redraw[k] {
+			limits[i] = max(1, cost[k]-mix[k]-1)
+		}
+	}
+	fills, err := fitFills(limits)
 	if err != nil {
 		return nil, nil, err
 	}
-	cost := make([]int, n)
-	wholePart := make([]int, len(whole))
-	for i, f := range whole {
-		wholePart[i] = parts.Beside(f.first)
-		if k := wholePart[i]; k >= 0 {
-			cost[k] += pathCost(f.segs, true)
+	fillPart := make([]int, len(fills))
+	for i, f := range fills {
+		fillPart[i] = parts.Beside(f.first)
+		if k := fillPart[i]; k >= 0 {
+			mix[k] += pathCost(f.segs, true)
 		}
+	}
+	if sub == nil {
+		return fitted, fills, nil
 	}
 	for k := range n {
 		redraw[k] = redraw[k] && cost[k] < mix[k]

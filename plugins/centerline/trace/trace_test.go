@@ -219,7 +219,12 @@ func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 			s, f := stroke(tt.segs, pts...)
 			ss, fitted = append(ss, s), append(fitted, f)
 		}
-		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, slices.Clone(tt.fills))
+		var firsts []fill.Pt
+		for _, f := range tt.fills {
+			firsts = append(firsts, f.first)
+		}
+		fitFills := func([]int) ([]loop, error) { return slices.Clone(tt.fills), nil }
+		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, firsts, fitFills)
 		if err != nil {
 			t.Fatal(err)
 		}
