@@ -372,16 +372,20 @@ func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 	p0, p3 := pts[0], pts[len(pts)-1]
 	var c00, c01, c11, x0, x1 float64
 	u, w = u[:len(pts)], w[:len(pts)]
+	// In scalars, each product and sum as Vec's methods take them, in their order.
 	for i, p := range pts {
-		w[i] = basis(u[i])
-		b0, b1, b2, b3 := w[i][0], w[i][1], w[i][2], w[i][3]
-		a1, a2 := t1.mul(b1), t2.mul(b2)
-		c00 += a1.dot(a1)
-		c01 += a1.dot(a2)
-		c11 += a2.dot(a2)
-		tmp := p.sub(p0.mul(b0 + b1)).sub(p3.mul(b2 + b3))
-		x0 += a1.dot(tmp)
-		x1 += a2.dot(tmp)
+		t := u[i]
+		mt := 1 - t
+		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		w[i] = [4]float64{b0, b1, b2, b3}
+		a1x, a1y, a2x, a2y := t1.X*b1, t1.Y*b1, t2.X*b2, t2.Y*b2
+		c00 += a1x*a1x + a1y*a1y
+		c01 += a1x*a2x + a1y*a2y
+		c11 += a2x*a2x + a2y*a2y
+		s, e := b0+b1, b2+b3
+		tx, ty := p.X-p0.X*s-p3.X*e, p.Y-p0.Y*s-p3.Y*e
+		x0 += a1x*tx + a1y*ty
+		x1 += a2x*tx + a2y*ty
 	}
 	det := c00*c11 - c01*c01
 	chord := p3.dist(p0)
