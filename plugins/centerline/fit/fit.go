@@ -372,8 +372,9 @@ func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 	p0, p3 := pts[0], pts[len(pts)-1]
 	var c00, c01, c11, x0, x1 float64
 	u, w = u[:len(pts)], w[:len(pts)]
-	// In scalars, each product and sum as Vec's methods take them, in their order.
-	for i, p := range pts {
+	// In scalars, each product and sum as Vec's methods take them, in their order;
+	// in two loops, each sum in the one that needs fewer values at once.
+	for i := range pts {
 		t := u[i]
 		mt := 1 - t
 		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
@@ -382,7 +383,11 @@ func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 		c00 += a1x*a1x + a1y*a1y
 		c01 += a1x*a2x + a1y*a2y
 		c11 += a2x*a2x + a2y*a2y
-		s, e := b0+b1, b2+b3
+	}
+	for i, p := range pts {
+		b := &w[i]
+		a1x, a1y, a2x, a2y := t1.X*b[1], t1.Y*b[1], t2.X*b[2], t2.Y*b[2]
+		s, e := b[0]+b[1], b[2]+b[3]
 		tx, ty := p.X-p0.X*s-p3.X*e, p.Y-p0.Y*s-p3.Y*e
 		x0 += a1x*tx + a1y*ty
 		x1 += a2x*tx + a2y*ty
