@@ -412,8 +412,13 @@ func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 // so the result is the same as taking all.
 func maxError(pts []Vec, s Segment, w [][4]float64, stop float64, diff []Vec) float64 {
 	var worst, near float64 // near: below it, a squared distance cannot beat worst
+	// s.at in scalars, the same products and sums in the same order
+	x0, x1, x2, x3 := s.P0.X, s.P1.X, s.P2.X, s.P3.X
+	y0, y1, y2, y3 := s.P0.Y, s.P1.Y, s.P2.Y, s.P3.Y
+	w, diff = w[:len(pts)], diff[:len(pts)]
 	for i := 1; i < len(pts)-1; i++ {
-		d := s.at(&w[i]).sub(pts[i])
+		b := &w[i]
+		d := Vec{b[0]*x0 + b[1]*x1 + b[2]*x2 + b[3]*x3 - pts[i].X, b[0]*y0 + b[1]*y1 + b[2]*y2 + b[3]*y3 - pts[i].Y}
 		diff[i] = d
 		if d.X*d.X+d.Y*d.Y < near {
 			continue
@@ -435,13 +440,19 @@ func maxError(pts []Vec, s Segment, w [][4]float64, stop float64, diff []Vec) fl
 func reparameterise(pts []Vec, s Segment, u []float64, diff []Vec) {
 	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
 	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
+	// in scalars, the same products and sums in the same order
+	ax, bx, cx, ex, fx := d1[0].X, d1[1].X, d1[2].X, d2[0].X, d2[1].X
+	ay, by, cy, ey, fy := d1[0].Y, d1[1].Y, d1[2].Y, d2[0].Y, d2[1].Y
+	u, diff = u[:len(pts)], diff[:len(pts)]
 	for i := 1; i < len(pts)-1; i++ {
 		t := u[i]
 		mt := 1 - t
-		q1 := d1[0].mul(mt * mt).add(d1[1].mul(2 * mt * t)).add(d1[2].mul(t * t))
-		q2 := d2[0].mul(mt).add(d2[1].mul(t))
-		num := diff[i].dot(q1)
-		den := q1.dot(q1) + diff[i].dot(q2)
+		k0, k1, k2 := mt*mt, 2*mt*t, t*t
+		q1x, q1y := ax*k0+bx*k1+cx*k2, ay*k0+by*k1+cy*k2
+		q2x, q2y := ex*mt+fx*t, ey*mt+fy*t
+		d := diff[i]
+		num := d.X*q1x + d.Y*q1y
+		den := q1x*q1x + q1y*q1y + (d.X*q2x + d.Y*q2y)
 		if den != 0 {
 			u[i] = clamp01(t - num/den)
 		}
