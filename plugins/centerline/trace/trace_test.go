@@ -223,7 +223,12 @@ func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 		for _, f := range tt.fills {
 			firsts = append(firsts, f.first)
 		}
-		fitFills := func([]int) ([]loop, error) { return slices.Clone(tt.fills), nil }
+		fitFills := func(_ func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
+			for i, f := range tt.fills {
+				done(i, f.segs)
+			}
+			return slices.Clone(tt.fills), nil
+		}
 		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, firsts, fitFills)
 		if err != nil {
 			t.Fatal(err)
