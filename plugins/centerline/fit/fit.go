@@ -46,6 +46,10 @@ type Options struct {
 	// DefaultSmoothPasses): more passes take out more of the points' wobble, so that
 	// the curves can be longer, and round the curve's sharpest bends a little more.
 	SmoothPasses int
+	// MaxSegments, when above 0, stops the fit once it has more segments than that:
+	// Fit then returns the first MaxSegments+1 of them, for a caller that only needs
+	// to know the fit costs more.
+	MaxSegments int
 }
 
 // Fit returns the segments approximating pts, which a stroke runs through in order.
@@ -73,9 +77,13 @@ func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	if passes <= 0 {
 		passes = DefaultSmoothPasses
 	}
+	limit := math.MaxInt
+	if o.MaxSegments > 0 {
+		limit = o.MaxSegments + 1
+	}
 	var out []Segment
-	for i := 1; i < len(corners); i++ {
-		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, out)
+	for i := 1; i < len(corners) && len(out) < limit; i++ {
+		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, out, limit)
 	}
 	return out
 }
@@ -187,8 +195,8 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 // (a fit that fails for a stretch rarely holds for a longer one), then the next
 // stretch from where that one ends, the curves meeting with a common tangent. Taking
 // each piece as long as it can be needs fewer segments than splitting the run at its
-// worst point until every part fits.
-func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
+// worst point until every part fits. It stops once out holds limit segments.
+func fitRun(pts []Vec, tol float64, out []Segment, limit int) []Segment {
 	n := len(pts)
 	if n == 2 || withinLine(pts, tol) {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
@@ -196,7 +204,7 @@ func fitRun(pts []Vec, tol float64, out []Segment) []Segment {
 	// buffers the pieces' parameters reuse
 	arc, u, d, wb := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil), [][4]float64(nil)
 	first := 4 // the first stretch tried: the last piece's length
-	for i := 0; i < n-1; {
+	for i := 0; i < n-1 && len(out) < limit; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
 			t1 = midTangent(pts, i)
@@ -364,16 +372,25 @@ func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 	p0, p3 := pts[0], pts[len(pts)-1]
 	var c00, c01, c11, x0, x1 float64
 	u, w = u[:len(pts)], w[:len(pts)]
+	// In scalars, each product and sum as Vec's methods take them, in their order;
+	// in two loops, each sum in the one that needs fewer values at once.
+	for i := range pts {
+		t := u[i]
+		mt := 1 - t
+		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		w[i] = [4]float64{b0, b1, b2, b3}
+		a1x, a1y, a2x, a2y := t1.X*b1, t1.Y*b1, t2.X*b2, t2.Y*b2
+		c00 += a1x*a1x + a1y*a1y
+		c01 += a1x*a2x + a1y*a2y
+		c11 += a2x*a2x + a2y*a2y
+	}
 	for i, p := range pts {
-		w[i] = basis(u[i])
-		b0, b1, b2, b3 := w[i][0], w[i][1], w[i][2], w[i][3]
-		a1, a2 := t1.mul(b1), t2.mul(b2)
-		c00 += a1.dot(a1)
-		c01 += a1.dot(a2)
-		c11 += a2.dot(a2)
-		tmp := p.sub(p0.mul(b0 + b1)).sub(p3.mul(b2 + b3))
-		x0 += a1.dot(tmp)
-		x1 += a2.dot(tmp)
+		b := &w[i]
+		a1x, a1y, a2x, a2y := t1.X*b[1], t1.Y*b[1], t2.X*b[2], t2.Y*b[2]
+		s, e := b[0]+b[1], b[2]+b[3]
+		tx, ty := p.X-p0.X*s-p3.X*e, p.Y-p0.Y*s-p3.Y*e
+		x0 += a1x*tx + a1y*ty
+		x1 += a2x*tx + a2y*ty
 	}
 	det := c00*c11 - c01*c01
 	chord := p3.dist(p0)
@@ -395,8 +412,13 @@ func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 // so the result is the same as taking all.
 func maxError(pts []Vec, s Segment, w [][4]float64, stop float64, diff []Vec) float64 {
 	var worst, near float64 // near: below it, a squared distance cannot beat worst
+	// s.at in scalars, the same products and sums in the same order
+	x0, x1, x2, x3 := s.P0.X, s.P1.X, s.P2.X, s.P3.X
+	y0, y1, y2, y3 := s.P0.Y, s.P1.Y, s.P2.Y, s.P3.Y
+	w, diff = w[:len(pts)], diff[:len(pts)]
 	for i := 1; i < len(pts)-1; i++ {
-		d := s.at(&w[i]).sub(pts[i])
+		b := &w[i]
+		d := Vec{b[0]*x0 + b[1]*x1 + b[2]*x2 + b[3]*x3 - pts[i].X, b[0]*y0 + b[1]*y1 + b[2]*y2 + b[3]*y3 - pts[i].Y}
 		diff[i] = d
 		if d.X*d.X+d.Y*d.Y < near {
 			continue
@@ -418,13 +440,19 @@ func maxError(pts []Vec, s Segment, w [][4]float64, stop float64, diff []Vec) fl
 func reparameterise(pts []Vec, s Segment, u []float64, diff []Vec) {
 	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
 	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
+	// in scalars, the same products and sums in the same order
+	ax, bx, cx, ex, fx := d1[0].X, d1[1].X, d1[2].X, d2[0].X, d2[1].X
+	ay, by, cy, ey, fy := d1[0].Y, d1[1].Y, d1[2].Y, d2[0].Y, d2[1].Y
+	u, diff = u[:len(pts)], diff[:len(pts)]
 	for i := 1; i < len(pts)-1; i++ {
 		t := u[i]
 		mt := 1 - t
-		q1 := d1[0].mul(mt * mt).add(d1[1].mul(2 * mt * t)).add(d1[2].mul(t * t))
-		q2 := d2[0].mul(mt).add(d2[1].mul(t))
-		num := diff[i].dot(q1)
-		den := q1.dot(q1) + diff[i].dot(q2)
+		k0, k1, k2 := mt*mt, 2*mt*t, t*t
+		q1x, q1y := ax*k0+bx*k1+cx*k2, ay*k0+by*k1+cy*k2
+		q2x, q2y := ex*mt+fx*t, ey*mt+fy*t
+		d := diff[i]
+		num := d.X*q1x + d.Y*q1y
+		den := q1x*q1x + q1y*q1y + (d.X*q2x + d.Y*q2y)
 		if den != 0 {
 			u[i] = clamp01(t - num/den)
 		}

@@ -193,3 +193,45 @@ func TestAClosedChainIsFittedFromItsSharpestBend(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxSegmentsStopsTheFitAfterThem checks that a fit limited to MaxSegments returns
+// the unlimited fit's first MaxSegments+1 segments when it has more, and the whole of
+// it when it has no more.
+func TestMaxSegmentsStopsTheFitAfterThem(t *testing.T) {
+	// a wave with corners every 20 points: many segments
+	var pts []Vec
+	for i := range 200 {
+		x := float64(i)
+		pts = append(pts, Vec{x, 10*math.Sin(x/7) + float64(i%20/10)*8})
+	}
+	o := Options{Tolerance: 0.5, CornerAngle: 60}
+	all := Fit(pts, nil, false, o)
+	if len(all) < 6 {
+		t.Fatalf("the wave fits to %d segments; the test needs 6 or more", len(all))
+	}
+	tests := []struct {
+		name string
+		max  int
+		want int
+	}{
+		{"one", 1, 2},
+		{"three", 3, 4},
+		{"one fewer than the fit", len(all) - 1, len(all)},
+		{"the fit's own", len(all), len(all)},
+		{"more than the fit", len(all) + 5, len(all)},
+	}
+	for _, tt := range tests {
+		o.MaxSegments = tt.max
+		got := Fit(pts, nil, false, o)
+		if len(got) != tt.want {
+			t.Errorf("%s: %d segments, want %d", tt.name, len(got), tt.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != all[i] {
+				t.Errorf("%s: segment %d is %v, want %v", tt.name, i, got[i], all[i])
+				break
+			}
+		}
+	}
+}

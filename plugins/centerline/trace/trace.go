@@ -10,6 +10,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"sync/atomic"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/fill"
@@ -246,12 +247,25 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	var fills []loop
 	if blobs != nil {
-		if fills, err = outlines(ctx, blobs, w, h, g, level); err != nil {
-			return grp, err
+		polys, firsts := outlinePolys(blobs, w, h, g, level)
+		if o.Width != WidthFixed {
+			// The outlines that fitOutlines keeps (each fits to one segment or more).
+			k := 0
+			for i, poly := range polys {
+				if math.Abs(fill.Area(poly)) >= minFillArea {
+					polys[k], firsts[k] = poly, firsts[i]
+					k++
+				}
+			}
+			polys, firsts = polys[:k], firsts[:k]
+			fitFills := func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
+				return fitOutlines(ctx, polys, firsts, limit, done)
+			}
+			fitted, fills, err = outlineWhereCheaper(ctx, m, w, h, g, level, ss, fitted, firsts, fitFills)
+		} else {
+			fills, err = fitOutlines(ctx, polys, firsts, nil, nil)
 		}
-	}
-	if o.Width != WidthFixed {
-		if fitted, fills, err = outlineWhereCheaper(ctx, m, w, h, g, level, ss, fitted, fills); err != nil {
+		if err != nil {
 			return grp, err
 		}
 	}
@@ -271,15 +285,25 @@ type loop struct {
 	first fill.Pt
 }
 
-// outlines returns the fitted outlines of the w x h mask b, leaving out those
-// enclosing less than minFillArea. The outlines are fitted in parallel.
-func outlines(ctx context.Context, b []bool, w, h int, g *ink.Image, level float64) ([]loop, error) {
+// outlinePolys returns the outlines of the w x h mask b, moved to the ink's edge, and
+// the first point of each before it was moved (which tells the part it is beside).
+func outlinePolys(b []bool, w, h int, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
 	polys := fill.Outlines(b, w, h)
 	firsts := make([]fill.Pt, len(polys))
 	for i, poly := range polys {
 		firsts[i] = poly[0]
 	}
 	fill.Subpixel(polys, g, level/2)
+	return polys, firsts
+}
+
+// fitOutlines fits polys (firsts: their loops' firsts) in parallel, leaving out those
+// enclosing less than minFillArea. limit, when not nil, gives for poly i, just before
+// it is fitted, the most segments its caller needs to know of: 0 fits it whole; below
+// 0 leaves it out; above 0 stops its fit once it has more segments than that
+// (fit.Options.MaxSegments). done, when not nil, is given each poly's segments once
+// fitted. Both are called from several goroutines at once.
+func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit func(i int) int, done func(i int, segs []fit.Segment)) ([]loop, error) {
 	fitted := make([][]fit.Segment, len(polys))
 	err := parallel.For(ctx, len(polys), 8, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -287,11 +311,20 @@ func outlines(ctx context.Context, b []bool, w, h int, g *ink.Image, level float
 			if math.Abs(fill.Area(poly)) < minFillArea {
 				continue
 			}
+			most := 0
+			if limit != nil {
+				if most = limit(i); most < 0 {
+					continue
+				}
+			}
 			pts := make([]fit.Vec, len(poly))
 			for k, p := range poly {
 				pts[k] = fit.Vec{X: p.X, Y: p.Y}
 			}
-			fitted[i] = fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing})
+			fitted[i] = fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing, MaxSegments: most})
+			if done != nil {
+				done(i, fitted[i])
+			}
 		}
 	})
 	if err != nil {
@@ -319,18 +352,23 @@ func pathCost(segs []fit.Segment, closed bool) int {
 	return n
 }
 
-// outlineWhereCheaper draws as its filled outline each connected part of the ink m
-// that is partly filled (has some of fills) and whose outline costs fewer segments
-// than its strokes (fitted, from the graph's strokes ss) and fills together, and
-// returns the strokes and outlines left with those parts' outlines added. Strokes
+// outlineWhereCheaper fits the outlines of the filled areas (fitFills, given limit
+// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its filled outline each connected part of the ink m that is
+// partly filled (has some of the fills) and whose outline costs fewer segments than
+// its strokes (fitted, from the graph's strokes ss) and fills together, and returns
+// the strokes and fitted outlines left with those parts' outlines added. Strokes
 // running into a filled area of a woodcut or a brush drawing are often short and
 // uneven: drawn whole, such a part renders as its ink does with fewer segments, while
 // a part that is all lines (text, a pen drawing) is left as strokes. A stroke whose
 // points lie in more than one part (a bridged gap) keeps its parts as they are.
-func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, fills []loop) ([][]svgout.Stroke, []loop, error) {
+//
+// The parts' outlines are fitted first: a fill of a part that would be redrawn is
+// then fitted only as far as it takes to tell (its fit stops once the part's strokes
+// and it alone cost more than the part's outline), since it is left out anyway.
+func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
 	parts := fill.NewParts(m, w, h)
 	n := parts.Len()
-	mix := make([]int, n)      // each part's segments as strokes and fills
+	mix := make([]int, n)      // each part's segments as strokes
 	filled := make([]bool, n)  // parts with fills
 	stroked := make([]bool, n) // parts with strokes
 	bridged := make([]bool, n) // parts a stroke leaves
@@ -359,11 +397,10 @@ func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, 
 			mix[k] += pathCost(st.Segments, st.Closed)
 		}
 	}
-	fillPart := make([]int, len(fills))
-	for i, f := range fills {
-		fillPart[i] = parts.Beside(f.first)
-		if k := fillPart[i]; k >= 0 {
-			mix[k] += pathCost(f.segs, true)
+	polyPart := make([]int, len(firsts))
+	for i, first := range firsts {
+		polyPart[i] = parts.Beside(first)
+		if k := polyPart[i]; k >= 0 {
 			filled[k] = true
 		}
 	}
@@ -371,24 +408,72 @@ func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, 
 	for k := range n {
 		redraw[k] = stroked[k] && filled[k] && !bridged[k]
 	}
+	var whole []loop
+	cost := make([]int, n)
+	var wholePart []int
 	sub := parts.Select(redraw)
-	if sub == nil {
-		return fitted, fills, nil
+	if sub != nil {
+		wp, wf := outlinePolys(sub, w, h, g, level)
+		// An outline beside no part counts for nothing.
+		beside := make([]int, len(wp))
+		for i := range wp {
+			beside[i] = parts.Beside(wf[i])
+		}
+		var err error
+		if whole, err = fitOutlines(ctx, wp, wf, func(i int) int { return min(0, beside[i]) }, nil); err != nil {
+			return nil, nil, err
+		}
+		wholePart = make([]int, len(whole))
+		for i, f := range whole {
+			wholePart[i] = parts.Beside(f.first)
+			if k := wholePart[i]; k >= 0 {
+				cost[k] += pathCost(f.segs, true)
+			}
+		}
 	}
-	whole, err := outlines(ctx, sub, w, h, g, level)
+	// A part that may be redrawn is redrawn when its fills cost more than left, its
+	// outline's cost less its strokes'. Its fills are fitted as far as it takes to
+	// tell: each one's fit stops once it alone costs more than what is left (a fill of
+	// MaxSegments+1 segments costs MaxSegments+2 or more, pathCost; and 2 or more
+	// whatever the limit), and once left is below 0 the rest are not fitted. A fill
+	// cut short or left out is one of a part redrawn, whose fills are dropped; when
+	// none is, left is exact, so the parts redrawn are the same whichever the fits
+	// that finish first.
+	left := make([]atomic.Int64, n)
+	for k := range n {
+		if redraw[k] {
+			left[k].Store(int64(cost[k] - mix[k]))
+		}
+	}
+	limit := func(i int) int {
+		k := polyPart[i]
+		if k < 0 || !redraw[k] {
+			return 0
+		}
+		l := left[k].Load()
+		if l < 0 {
+			return -1
+		}
+		return int(max(1, l-1))
+	}
+	done := func(i int, segs []fit.Segment) {
+		if k := polyPart[i]; k >= 0 && redraw[k] && len(segs) > 0 {
+			left[k].Add(-int64(pathCost(segs, true)))
+		}
+	}
+	fills, err := fitFills(limit, done)
 	if err != nil {
 		return nil, nil, err
 	}
-	cost := make([]int, n)
-	wholePart := make([]int, len(whole))
-	for i, f := range whole {
-		wholePart[i] = parts.Beside(f.first)
-		if k := wholePart[i]; k >= 0 {
-			cost[k] += pathCost(f.segs, true)
-		}
+	if sub == nil {
+		return fitted, fills, nil
+	}
+	fillPart := make([]int, len(fills))
+	for i, f := range fills {
+		fillPart[i] = parts.Beside(f.first)
 	}
 	for k := range n {
-		redraw[k] = redraw[k] && cost[k] < mix[k]
+		redraw[k] = redraw[k] && left[k].Load() < 0
 	}
 	for i, k := range strokePart {
 		if k >= 0 && redraw[k] {

@@ -219,7 +219,17 @@ func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 			s, f := stroke(tt.segs, pts...)
 			ss, fitted = append(ss, s), append(fitted, f)
 		}
-		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, slices.Clone(tt.fills))
+		var firsts []fill.Pt
+		for _, f := range tt.fills {
+			firsts = append(firsts, f.first)
+		}
+		fitFills := func(_ func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
+			for i, f := range tt.fills {
+				done(i, f.segs)
+			}
+			return slices.Clone(tt.fills), nil
+		}
+		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, firsts, fitFills)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -241,5 +251,58 @@ func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 		if gotA, gotB := outlined(a, edgeA), outlined(b, edgeB); gotA != tt.outlinedA || gotB != tt.outlinedB {
 			t.Errorf("%s: A outlined %v, B %v; want %v, %v", tt.name, gotA, gotB, tt.outlinedA, tt.outlinedB)
 		}
+	}
+}
+
+// TestTheFillsOfAPartRedrawnAreFittedOnlyAsFarAsItTakesToTell checks that the fills
+// of a part that may be redrawn are given limits: the first fit stops short of its
+// 40 segments (the cross's outline costs about 14), and once it has spent what the
+// outline leaves to its strokes, the other fills are left out; the part is still
+// outlined.
+func TestTheFillsOfAPartRedrawnAreFittedOnlyAsFarAsItTakesToTell(t *testing.T) {
+	const w, h = 70, 40
+	m := make([]bool, w*h)
+	img := white(w, h)
+	for y := 10; y < 30; y++ {
+		for x := 10; x < 30; x++ {
+			if (x >= 17 && x < 23) || (y >= 17 && y < 23) {
+				m[y*w+x] = true
+				img.SetNRGBA(x, y, color.NRGBA{A: 255})
+			}
+		}
+	}
+	g, _ := ink.Binarise(ink.Darkness(img), ink.Fixed, 128)
+	a := graph.Point{X: 20.5, Y: 20.5}
+	edgeA := fill.Pt{X: 17.5, Y: 10}
+	ss := []graph.Stroke{{Points: []graph.Point{a}}}
+	fitted := [][]svgout.Stroke{{{Segments: []fit.Segment{{Line: true, P0: fit.Vec{X: 20, Y: 20}, P3: fit.Vec{X: 21, Y: 20}}}, Width: 3}}}
+	firsts := []fill.Pt{edgeA, edgeA, edgeA}
+	var limits []int
+	fitFills := func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
+		var out []loop
+		for i := range firsts {
+			l := limit(i)
+			limits = append(limits, l)
+			if l < 0 {
+				continue
+			}
+			segs := make([]fit.Segment, 40)
+			if l > 0 {
+				segs = segs[:min(40, l+1)]
+			}
+			done(i, segs)
+			out = append(out, loop{segs: segs, first: firsts[i]})
+		}
+		return out, nil
+	}
+	gotStrokes, _, err := outlineWhereCheaper(context.Background(), m, w, h, g, 1, ss, fitted, firsts, fitFills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(limits) != 3 || limits[0] <= 0 || limits[0] >= 39 || limits[1] != -1 || limits[2] != -1 {
+		t.Errorf("limits %v, want the first in 1..38 and the others -1", limits)
+	}
+	if len(gotStrokes[0]) != 0 {
+		t.Errorf("the part kept its strokes; want it outlined")
 	}
 }
