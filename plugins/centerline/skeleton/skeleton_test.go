@@ -37,14 +37,17 @@ func show(sk []bool, w int) string {
 	return b.String()
 }
 
+// bar is a 9 x 3 bar with a pixel of paper around it.
+var bar = []string{
+	"...........",
+	".#########.",
+	".#########.",
+	".#########.",
+	"...........",
+}
+
 func TestThinKeepsTheMedialLineOfABar(t *testing.T) {
-	in, w, h := parse(
-		"...........",
-		".#########.",
-		".#########.",
-		".#########.",
-		"...........",
-	)
+	in, w, h := parse(bar...)
 	sk, err := Thin(context.Background(), in, distance.Transform(in, w, h), w, h)
 	if err != nil {
 		t.Fatal(err)
@@ -256,13 +259,7 @@ func TestMedianDepthIsTheMedianOfTheSkeletonsDistances(t *testing.T) {
 }
 
 func TestRemoveClearsTheSkeletonUnderTheMaskAloneAndPixelsListsTheRest(t *testing.T) {
-	in, w, h := parse(
-		"...........",
-		".#########.",
-		".#########.",
-		".#########.",
-		"...........",
-	)
+	in, w, h := parse(bar...)
 	for _, tc := range []struct {
 		name string
 		mask func(x, y int) bool

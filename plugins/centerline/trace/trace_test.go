@@ -165,26 +165,32 @@ func TestAFilledShapeIsOutlinedWithItsLimbs(t *testing.T) {
 	}
 }
 
+// crosses draws a black cross on a w x h white image for each centre column cx: two
+// bars 20 x 6, the upright one over columns cx-3..cx+2 and rows 10..29, the level one
+// over columns cx-10..cx+9 and rows 17..22. It returns the ink's mask and darkness.
+func crosses(w, h int, cxs ...int) ([]bool, *ink.Image) {
+	m := make([]bool, w*h)
+	img := white(w, h)
+	for _, cx := range cxs {
+		for y := 10; y < 30; y++ {
+			for x := cx - 10; x < cx+10; x++ {
+				if (x >= cx-3 && x < cx+3) || (y >= 17 && y < 23) {
+					m[y*w+x] = true
+					img.SetNRGBA(x, y, color.NRGBA{A: 255})
+				}
+			}
+		}
+	}
+	g, _ := ink.Binarise(ink.Darkness(img), ink.Fixed, 128)
+	return m, g
+}
+
 func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 	// Two crosses of ink, A and B, of 20 x 6 bars centred on (20, 20) and (50, 20)
 	// (outlines of a dozen corners); a and b are points in them, and edgeA and edgeB
 	// the midpoints of their outlines' first cracks, atop the upright bars.
 	const w, h = 70, 40
-	m := make([]bool, w*h)
-	img := white(w, h)
-	for y := 10; y < 30; y++ {
-		for x := 10; x < 60; x++ {
-			cx := 20
-			if x >= 35 {
-				cx = 50
-			}
-			if (x >= cx-3 && x < cx+3) || (y >= 17 && y < 23 && x >= cx-10 && x < cx+10) {
-				m[y*w+x] = true
-				img.SetNRGBA(x, y, color.NRGBA{A: 255})
-			}
-		}
-	}
-	g, _ := ink.Binarise(ink.Darkness(img), ink.Fixed, 128)
+	m, g := crosses(w, h, 20, 50)
 	a, b := graph.Point{X: 20.5, Y: 20.5}, graph.Point{X: 50.5, Y: 20.5}
 	edgeA, edgeB := fill.Pt{X: 17.5, Y: 10}, fill.Pt{X: 47.5, Y: 10}
 	// stroke returns a graph stroke through pts and its drawing in n segments.
@@ -261,17 +267,7 @@ func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 // outlined.
 func TestTheFillsOfAPartRedrawnAreFittedOnlyAsFarAsItTakesToTell(t *testing.T) {
 	const w, h = 70, 40
-	m := make([]bool, w*h)
-	img := white(w, h)
-	for y := 10; y < 30; y++ {
-		for x := 10; x < 30; x++ {
-			if (x >= 17 && x < 23) || (y >= 17 && y < 23) {
-				m[y*w+x] = true
-				img.SetNRGBA(x, y, color.NRGBA{A: 255})
-			}
-		}
-	}
-	g, _ := ink.Binarise(ink.Darkness(img), ink.Fixed, 128)
+	m, g := crosses(w, h, 20)
 	a := graph.Point{X: 20.5, Y: 20.5}
 	edgeA := fill.Pt{X: 17.5, Y: 10}
 	ss := []graph.Stroke{{Points: []graph.Point{a}}}
