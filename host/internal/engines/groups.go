@@ -83,13 +83,7 @@ func KillLeftGroups(runDir string, logger hclog.Logger) int {
 		if len(members) == 0 {
 			continue
 		}
-		ours := true
-		for _, pid := range members {
-			if st, err := startTime(pid); err != nil || st < since {
-				ours = false
-			}
-		}
-		if !ours {
+		if !ours(members, since, startTime) {
 			logger.Warn("a recorded engine process group now holds other processes; left alone", "group", g)
 			continue
 		}
@@ -99,6 +93,24 @@ func KillLeftGroups(runDir string, logger hclog.Logger) int {
 		}
 	}
 	return killed
+}
+
+// ours says whether every one of members, the processes of a recorded group, started
+// no earlier than since, the group's plugin, by start (startTime). A member that has
+// exited since the group was listed (its /proc entry gone: a dying plugin, reaped as
+// the next host starts) is no longer in the group and does not count; a member whose
+// start cannot be read for another reason counts as not ours.
+func ours(members []int, since uint64, start func(pid int) (uint64, error)) bool {
+	for _, pid := range members {
+		st, err := start(pid)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil || st < since {
+			return false
+		}
+	}
+	return true
 }
 
 // groupMembers returns the processes of process group g.
