@@ -267,3 +267,22 @@ func TestSharpestIsTheSharpestByWalking(t *testing.T) {
 		}
 	}
 }
+
+func TestSmoothByTheKernelIsSmoothStepByStep(t *testing.T) {
+	for _, passes := range []int{1, 5, 10} {
+		for _, n := range []int{3, 8, 8*passes + 1, 8*passes + 2, 8*passes + 3, 200} {
+			for seed := range uint64(5) {
+				run := randomRun(seed, n)
+				got, want := smooth(run, passes), smoothSteps(run, passes)
+				if len(got) != len(want) {
+					t.Fatalf("passes %d, %d points: %d points out, want %d", passes, n, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].dist(want[i]) > 1e-9 {
+						t.Fatalf("passes %d, %d points, seed %d: point %d is %v, stepped %v", passes, n, seed, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
