@@ -25,7 +25,7 @@ func (a Vec) add(b Vec) Vec      { return Vec{a.X + b.X, a.Y + b.Y} }
 func (a Vec) sub(b Vec) Vec      { return Vec{a.X - b.X, a.Y - b.Y} }
 func (a Vec) mul(s float64) Vec  { return Vec{a.X * s, a.Y * s} }
 func (a Vec) dot(b Vec) float64  { return a.X*b.X + a.Y*b.Y }
-func (a Vec) len() float64       { return math.Hypot(a.X, a.Y) }
+func (a Vec) len() float64       { return math.Sqrt(a.X*a.X + a.Y*a.Y) }
 func (a Vec) dist(b Vec) float64 { return a.sub(b).len() }
 func (a Vec) unit() Vec {
 	l := a.len()
@@ -220,14 +220,23 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 		for i := 1; i < n; i++ {
 			arc[i] = arc[i-1] + pts[i].dist(pts[i-1])
 		}
+		// a, b: the nearest points at least k before and after i (or the ends), moved
+		// on from the last point's (k changes little from point to point; arc grows)
+		a, b := 0, 0
 		for i := 1; i < n-1; i++ {
 			k := 3.0
 			if i < len(radius) {
 				k = max(3, radius[i]*1.5)
 			}
-			a, b := i, i
+			for a+1 < i && arc[i]-arc[a+1] >= k {
+				a++
+			}
 			for a > 0 && arc[i]-arc[a] < k {
 				a--
+			}
+			b = max(b, i)
+			for b > i && arc[b-1]-arc[i] >= k {
+				b--
 			}
 			for b < n-1 && arc[b]-arc[i] < k {
 				b++
@@ -236,8 +245,14 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 				turn[i] = 1
 				continue
 			}
-			u, v := pts[i].sub(pts[a]).unit(), pts[b].sub(pts[i]).unit()
-			turn[i] = u.dot(v)
+			u, v := pts[i].sub(pts[a]), pts[b].sub(pts[i])
+			dot := u.dot(v)
+			if dot >= 0 && cosMax < 0 {
+				// no corner: only turns at or below cosMax are compared
+				turn[i] = 1
+				continue
+			}
+			turn[i] = dot / math.Sqrt(u.dot(u)*v.dot(v))
 		}
 		for i := 1; i < n-1; i++ {
 			if turn[i] > cosMax {
@@ -645,7 +660,8 @@ func sharpest(pts []Vec) int {
 		for b < j+1+n/2 && arc[b]-arc[j] < k {
 			b++
 		}
-		c := pts[i].sub(pts[back%n]).unit().dot(pts[b%n].sub(pts[i]).unit())
+		u, v := pts[i].sub(pts[back%n]), pts[b%n].sub(pts[i])
+		c := u.dot(v) / math.Sqrt(u.dot(u)*v.dot(v))
 		if c < best {
 			best, at = c, i
 		}

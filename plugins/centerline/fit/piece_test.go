@@ -228,7 +228,8 @@ func TestClamp01IsMinOneMaxZero(t *testing.T) {
 
 // sharpestByWalking is sharpest by its definition: from each point, walk back and on
 // along the chain until 3 pixels are covered (or half the chain), and compare the
-// chords' directions.
+// cosines of the chords' directions (worked out as sharpest does, so that near ties
+// go alike).
 func sharpestByWalking(pts []Vec) int {
 	n := len(pts)
 	best, at := 2.0, 0
@@ -243,7 +244,8 @@ func sharpestByWalking(pts []Vec) int {
 			b = (b + 1) % n
 			lb += pts[b].dist(pts[(b-1+n)%n])
 		}
-		if c := pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit()); c < best {
+		u, v := pts[i].sub(pts[a]), pts[b].sub(pts[i])
+		if c := u.dot(v) / math.Sqrt(u.dot(u)*v.dot(v)); c < best {
 			best, at = c, i
 		}
 	}
@@ -284,5 +286,95 @@ func TestSmoothByTheKernelIsSmoothStepByStep(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// cornersByWalking is findCorners by its definition: from each point, walk back and on
+// until k pixels are covered, and take the turn between the chords' unit vectors.
+func cornersByWalking(pts []Vec, radius []float64, angle float64) []int {
+	n := len(pts)
+	cs := []int{0}
+	cosMax := math.Cos(angle * math.Pi / 180)
+	turn := make([]float64, n)
+	arc := make([]float64, n)
+	for i := 1; i < n; i++ {
+		arc[i] = arc[i-1] + pts[i].dist(pts[i-1])
+	}
+	for i := 1; i < n-1; i++ {
+		k := 3.0
+		if i < len(radius) {
+			k = max(3, radius[i]*1.5)
+		}
+		a, b := i, i
+		for a > 0 && arc[i]-arc[a] < k {
+			a--
+		}
+		for b < n-1 && arc[b]-arc[i] < k {
+			b++
+		}
+		turn[i] = 1
+		if arc[i]-arc[a] >= k*0.7 && arc[b]-arc[i] >= k*0.7 {
+			turn[i] = pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit())
+		}
+	}
+	for i := 1; i < n-1; i++ {
+		if turn[i] > cosMax {
+			continue
+		}
+		j := i
+		for j+1 < n-1 && turn[j+1] <= cosMax {
+			j++
+		}
+		best := i
+		for m := i; m <= j; m++ {
+			if turn[m] < turn[best] {
+				best = m
+			}
+		}
+		if best > cs[len(cs)-1] {
+			cs = append(cs, best)
+		}
+		i = j
+	}
+	if cs[len(cs)-1] != n-1 {
+		cs = append(cs, n-1)
+	}
+	return cs
+}
+
+func TestFindCornersFindsTheCornersByWalking(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		angle  float64
+		radius bool
+	}{
+		{"sharp corners, no radius", 140, false},
+		{"blunt corners, no radius", 55, false},
+		{"corners looked for as far as the radius", 120, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(30) {
+				r := rand.New(rand.NewPCG(seed, 7))
+				// a zigzag of random legs, a point every 0.3 to 1.5 px
+				var pts []Vec
+				var radius []float64
+				p, dir := Vec{}, r.Float64()*2*math.Pi
+				for range 12 {
+					dir += (r.Float64()*2 - 1) * 2.5
+					for range 3 + r.IntN(20) {
+						step := 0.3 + 1.2*r.Float64()
+						p = p.add(Vec{math.Cos(dir), math.Sin(dir)}.mul(step))
+						pts = append(pts, p)
+						radius = append(radius, 1+4*r.Float64())
+					}
+				}
+				if !tc.radius {
+					radius = nil
+				}
+				if got, want := findCorners(pts, radius, tc.angle), cornersByWalking(pts, radius, tc.angle); !slices.Equal(got, want) {
+					t.Fatalf("seed %d: corners %v, by walking %v", seed, got, want)
+				}
+			}
+		})
 	}
 }
