@@ -132,12 +132,20 @@ func smooth(run []Vec, passes int) []Vec {
 		return smoothSteps(run, passes)
 	}
 	k := taubinKernel(passes)
+	k0, kk := k[0], k[1:]
+	// rev: run backwards, so that the points before each one run forwards too
+	rev := make([]Vec, n)
+	for i, p := range run {
+		rev[n-1-i] = p
+	}
 	out := make([]Vec, n)
 	for i := r; i < n-r; i++ {
-		x, y := k[0]*run[i].X, k[0]*run[i].Y
-		for j := 1; j <= r; j++ {
-			x += k[j] * (run[i-j].X + run[i+j].X)
-			y += k[j] * (run[i-j].Y + run[i+j].Y)
+		before, after := rev[n-i:n-i+r], run[i+1:i+r+1]
+		before, after = before[:len(kk)], after[:len(kk)]
+		x, y := k0*run[i].X, k0*run[i].Y
+		for j, c := range kk {
+			x += c * (before[j].X + after[j].X)
+			y += c * (before[j].Y + after[j].Y)
 		}
 		out[i] = Vec{x, y}
 	}
