@@ -407,7 +407,7 @@ func (p *pieces) cubic(t1, t2 Vec, tol float64) (Segment, bool) {
 	first := generate(q, u, t1, t2, p.w)
 	c := curve{p0: q[0], p3: q[n-1], t1: t1, t2: t2, a1: first.P1.sub(first.P0).dot(t1), a2: first.P2.sub(first.P3).dot(t2)}
 	stop := hopeless * tol
-	e := c.normal(q, u, s, stop)
+	e := c.normal(q, u, s, stop, tol, math.Inf(1))
 	if e.worst <= tol || e.worst > stop {
 		return c.segment(), e.worst <= tol
 	}
@@ -428,7 +428,7 @@ func (p *pieces) cubic(t1, t2 Vec, tol float64) (Segment, bool) {
 		for k := 1; k < n-1; k++ {
 			v[k] = clamp01(u[k] - (s[k][0] + s[k][1]*d1 + s[k][2]*d2))
 		}
-		ne := next.normal(q, v, z, math.Inf(1))
+		ne := next.normal(q, v, z, math.Inf(1), tol, e.sum)
 		if ne.worst <= tol {
 			return next.segment(), true
 		}
@@ -484,13 +484,15 @@ type sums struct {
 // a2) that minimises the squared distances measured across the curve, with each point
 // free to slide along it: the step (d1, d2) solves [m11 m12; m12 m22] (d1, d2) =
 // -(r1, r2), and slides parameter i by -(s[i][0] + s[i][1]*d1 + s[i][2]*d2). Once a
-// distance exceeds stop it returns that one and an infinite sum.
-func (c *curve) normal(pts []Vec, u []float64, s [][3]float64, stop float64) sums {
+// distance exceeds stop, or the sum reaches most with a distance above tol, it returns
+// the largest distance so far and an infinite sum: a step whose sum is not below most
+// is taken back unless the curve is within tol.
+func (c *curve) normal(pts []Vec, u []float64, s [][3]float64, stop, tol, most float64) sums {
 	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
 	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
 	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
 	var e sums
-	stop2 := stop * stop
+	stop2, tol2 := stop*stop, tol*tol
 	pts, u, s = pts[:len(pts)-1], u[:len(pts)-1], s[:len(pts)-1]
 	for i := 1; i < len(pts); i++ {
 		t := u[i]
@@ -506,6 +508,9 @@ func (c *curve) normal(pts []Vec, u []float64, s [][3]float64, stop float64) sum
 			}
 		}
 		e.sum += dd
+		if e.sum >= most && e.worst > tol2 {
+			return sums{worst: math.Sqrt(e.worst), sum: math.Inf(1)}
+		}
 		// the curve's direction at t
 		k0, k1, k2 := 3*mt*mt, 6*mt*t, 3*t*t
 		gx := k0*(x1-x0) + k1*(x2-x1) + k2*(x3-x2)
