@@ -58,9 +58,10 @@ type Options struct {
 	MaxSegments int
 	// Sample is how far apart, in points, a curve's distance from the smoothed points
 	// is measured (0 takes DefaultSample): a piece's ends and every Sample-th point
-	// between them. Once smoothed, the points lie on a curve much smoother than their
-	// spacing, so that a curve within the tolerance at every few points is within it
-	// between them too, and the fit's work falls with the points it measures.
+	// between them (in a piece of fewer than 2*Sample steps, every half its steps).
+	// Once smoothed, the points lie on a curve much smoother than their spacing, so
+	// that a curve within the tolerance at every few points is within it between them
+	// too, and the fit's work falls with the points it measures.
 	Sample int
 }
 
@@ -362,14 +363,16 @@ func (p *pieces) from(i int) {
 
 // chord sets q to the points of pts[i..j] measured, every sample-th from pts[i] and
 // pts[j], and u to their chord-length parameters: each one's arc length from pts[i]
-// over the piece's.
+// over the piece's. A piece of fewer than 2*sample steps is measured every half its
+// steps, so that one with inner points has one measured at least.
 func (p *pieces) chord(j int) {
 	for k := len(p.arc); k <= j-p.i; k++ {
 		p.arc = append(p.arc, p.arc[k-1]+p.pts[p.i+k].dist(p.pts[p.i+k-1]))
 	}
 	total := p.arc[j-p.i]
 	p.q, p.u = p.q[:0], p.u[:0]
-	for k := 0; k < j-p.i; k += p.sample {
+	step := min(p.sample, max(1, (j-p.i)/2))
+	for k := 0; k < j-p.i; k += step {
 		p.q = append(p.q, p.pts[p.i+k])
 		p.u = append(p.u, p.arc[k]/total)
 	}
