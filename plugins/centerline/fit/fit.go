@@ -1,10 +1,16 @@
 // Package fit approximates a chain of points with straight lines and cubic Bézier
 // curves that stay within a tolerance of it: corners are found first, then each run
 // between corners is smoothed without shrinking (so the fit follows the line, not the
-// measuring noise along it) and fitted by least squares with chord-length parameters,
-// refined by Newton steps and split at the worst point while the error is too large
-// (after Schneider, "An algorithm for automatically fitting digitized curves", Graphics
-// Gems, 1990).
+// measuring noise along it) and cut into the longest pieces that one cubic fits. A
+// piece's cubic leaves and reaches its ends along the run's directions there; it is
+// fitted by least squares with chord-length parameters (after Schneider, "An algorithm
+// for automatically fitting digitized curves", Graphics Gems, 1990), then refined by
+// damped Gauss-Newton steps on the distances measured across the curve, each point
+// sliding along it (the tangent distance of Blake and Isard, "Active Contours", 1998;
+// compared with squared-distance minimisation by Wang, Pottmann and Liu, "Fitting
+// B-spline curves to point clouds by curvature-based squared distance minimization",
+// ACM TOG 2006), which needs a few steps where refitting the parameters alone by
+// Newton steps needs dozens.
 package fit
 
 import (
@@ -19,7 +25,7 @@ func (a Vec) add(b Vec) Vec      { return Vec{a.X + b.X, a.Y + b.Y} }
 func (a Vec) sub(b Vec) Vec      { return Vec{a.X - b.X, a.Y - b.Y} }
 func (a Vec) mul(s float64) Vec  { return Vec{a.X * s, a.Y * s} }
 func (a Vec) dot(b Vec) float64  { return a.X*b.X + a.Y*b.Y }
-func (a Vec) len() float64       { return math.Hypot(a.X, a.Y) }
+func (a Vec) len() float64       { return math.Sqrt(a.X*a.X + a.Y*a.Y) }
 func (a Vec) dist(b Vec) float64 { return a.sub(b).len() }
 func (a Vec) unit() Vec {
 	l := a.len()
@@ -50,7 +56,20 @@ type Options struct {
 	// Fit then returns the first MaxSegments+1 of them, for a caller that only needs
 	// to know the fit costs more.
 	MaxSegments int
+	// Sample is how far apart, in points, a curve's distance from the smoothed points
+	// is measured (0 takes DefaultSample): a piece's ends and every Sample-th point
+	// between them (in a piece of fewer than 2*Sample steps, every half its steps).
+	// Once smoothed, the points lie on a curve much smoother than their spacing, so
+	// that a curve within the tolerance at every few points is within it between them
+	// too, and the fit's work falls with the points it measures.
+	Sample int
 }
+
+// DefaultSample is the Sample of Options that leave it 0. (Lineart corpus against
+// the potrace engine, strokes measured at every point, every second and every third:
+// skimage-page, all strokes, SSIM ratio 0.969, 0.964, 0.958 at segments ratio 0.405,
+// 0.389, 0.356; glyphs 0.977, 0.976, 0.975 at 0.363, 0.357, 0.339.)
+const DefaultSample = 2
 
 // Fit returns the segments approximating pts, which a stroke runs through in order.
 // When closed the segments form a loop, from the chain's sharpest bend back to it.
@@ -81,9 +100,13 @@ func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	if o.MaxSegments > 0 {
 		limit = o.MaxSegments + 1
 	}
+	sample := o.Sample
+	if sample <= 0 {
+		sample = DefaultSample
+	}
 	var out []Segment
 	for i := 1; i < len(corners) && len(out) < limit; i++ {
-		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, out, limit)
+		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, sample, out, limit)
 	}
 	return out
 }
@@ -96,11 +119,74 @@ const DefaultSmoothPasses = 5
 // smooth returns a copy of run smoothed without shrinking (Taubin, "A signal processing
 // approach to fair surface design", 1995): each pass moves every inner point by lambda
 // times the Laplacian (its neighbours' mean less itself), then by mu; the ends stay.
+// The passes are one linear filter: a point 2*passes or more from both ends comes out
+// as the filter's kernel (the steps' three-point kernels convolved) applied to the
+// points around it, in one sum instead of 2*passes steps; only the points nearer an
+// end, which the ends that stay reach, are stepped.
 func smooth(run []Vec, passes int) []Vec {
 	if len(run) < 3 || passes == 0 {
 		return run
 	}
-	const lambda, mu = 0.5, -0.53
+	r := 2 * passes // the kernel's radius
+	n := len(run)
+	if n < 4*r+2 {
+		return smoothSteps(run, passes)
+	}
+	k := taubinKernel(passes)
+	k0, kk := k[0], k[1:]
+	// rev: run backwards, so that the points before each one run forwards too
+	rev := make([]Vec, n)
+	for i, p := range run {
+		rev[n-1-i] = p
+	}
+	out := make([]Vec, n)
+	for i := r; i < n-r; i++ {
+		before, after := rev[n-i:n-i+r], run[i+1:i+r+1]
+		before, after = before[:len(kk)], after[:len(kk)]
+		x, y := k0*run[i].X, k0*run[i].Y
+		for j, c := range kk {
+			x += c * (before[j].X + after[j].X)
+			y += c * (before[j].Y + after[j].Y)
+		}
+		out[i] = Vec{x, y}
+	}
+	// Near an end, the points up to 2r from it decide those within r of it.
+	copy(out[:r], smoothSteps(run[:2*r+1], passes))
+	copy(out[n-r:], smoothSteps(run[n-2*r-1:], passes)[r+1:])
+	return out
+}
+
+const taubinLambda, taubinMu = 0.5, -0.53
+
+// taubinKernel returns the one half of the kernel of passes of smooth, from its
+// middle: k[j] weighs the points j before and j after.
+func taubinKernel(passes int) []float64 {
+	r := 2 * passes
+	k := make([]float64, 2*r+1) // centred at r
+	k[r] = 1
+	next := make([]float64, len(k))
+	for s := range 2 * passes {
+		f := taubinLambda
+		if s%2 == 1 {
+			f = taubinMu
+		}
+		for i := range k {
+			v := (1 - f) * k[i]
+			if i > 0 {
+				v += f / 2 * k[i-1]
+			}
+			if i+1 < len(k) {
+				v += f / 2 * k[i+1]
+			}
+			next[i] = v
+		}
+		k, next = next, k
+	}
+	return k[r:]
+}
+
+// smoothSteps is smooth stepped pass by pass, point by point.
+func smoothSteps(run []Vec, passes int) []Vec {
 	a := append([]Vec(nil), run...)
 	b := make([]Vec, len(a))
 	step := func(f float64) {
@@ -113,8 +199,8 @@ func smooth(run []Vec, passes int) []Vec {
 		a, b = b, a
 	}
 	for ; passes > 0; passes-- {
-		step(lambda)
-		step(mu)
+		step(taubinLambda)
+		step(taubinMu)
 	}
 	return a
 }
@@ -143,14 +229,23 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 		for i := 1; i < n; i++ {
 			arc[i] = arc[i-1] + pts[i].dist(pts[i-1])
 		}
+		// a, b: the nearest points at least k before and after i (or the ends), moved
+		// on from the last point's (k changes little from point to point; arc grows)
+		a, b := 0, 0
 		for i := 1; i < n-1; i++ {
 			k := 3.0
 			if i < len(radius) {
 				k = max(3, radius[i]*1.5)
 			}
-			a, b := i, i
+			for a+1 < i && arc[i]-arc[a+1] >= k {
+				a++
+			}
 			for a > 0 && arc[i]-arc[a] < k {
 				a--
+			}
+			b = max(b, i)
+			for b > i && arc[b-1]-arc[i] >= k {
+				b--
 			}
 			for b < n-1 && arc[b]-arc[i] < k {
 				b++
@@ -159,8 +254,14 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 				turn[i] = 1
 				continue
 			}
-			u, v := pts[i].sub(pts[a]).unit(), pts[b].sub(pts[i]).unit()
-			turn[i] = u.dot(v)
+			u, v := pts[i].sub(pts[a]), pts[b].sub(pts[i])
+			dot := u.dot(v)
+			if dot >= 0 && cosMax < 0 {
+				// no corner: only turns at or below cosMax are compared
+				turn[i] = 1
+				continue
+			}
+			turn[i] = dot / math.Sqrt(u.dot(u)*v.dot(v))
 		}
 		for i := 1; i < n-1; i++ {
 			if turn[i] > cosMax {
@@ -195,22 +296,22 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 // (a fit that fails for a stretch rarely holds for a longer one), then the next
 // stretch from where that one ends, the curves meeting with a common tangent. Taking
 // each piece as long as it can be needs fewer segments than splitting the run at its
-// worst point until every part fits. It stops once out holds limit segments.
-func fitRun(pts []Vec, tol float64, out []Segment, limit int) []Segment {
+// worst point until every part fits. A cubic is measured at every sample-th point. It
+// stops once out holds limit segments.
+func fitRun(pts []Vec, tol float64, sample int, out []Segment, limit int) []Segment {
 	n := len(pts)
 	if n == 2 || withinLine(pts, tol) {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
 	}
-	// buffers the pieces' parameters reuse
-	arc, u, d, wb := make([]float64, 1, n), make([]float64, 0, n), []Vec(nil), [][4]float64(nil)
+	ps := pieces{pts: pts, sample: sample, arc: make([]float64, 1, n)}
 	first := 4 // the first stretch tried: the last piece's length
 	for i := 0; i < n-1 && len(out) < limit; {
 		t1 := startTangent(pts[i:])
 		if i > 0 {
 			t1 = midTangent(pts, i)
 		}
-		ps := params{pts: pts, i: i, arc: arc[:1], u: u, d: d, w: wb}
-		try := func(j int) (Segment, bool) { return fitPiece(&ps, j, t1, tol) }
+		ps.from(i)
+		try := func(j int) (Segment, bool) { return ps.fit(j, t1, tol) }
 		// good: the longest stretch known to fit (one step always does); bad: the
 		// shortest known not to.
 		good, bad := i+1, n
@@ -236,82 +337,207 @@ func fitRun(pts []Vec, tol float64, out []Segment, limit int) []Segment {
 			}
 		}
 		out = append(out, best)
-		arc, u, d, wb = ps.arc, ps.u, ps.d, ps.w
 		first = max(4, good-i)
 		i = good
 	}
 	return out
 }
 
-// fitPiece fits pts[i..j] (pts and i from ps) with a line, or else a cubic leaving
-// pts[i] along t1 and reaching pts[j] along the run's direction there, and says
-// whether it stays within tol.
-func fitPiece(ps *params, j int, t1 Vec, tol float64) (Segment, bool) {
-	pts := ps.pts
-	piece := pts[ps.i : j+1]
-	if len(piece) == 2 || withinLine(piece, tol) {
-		return Segment{Line: true, P0: piece[0], P3: piece[len(piece)-1]}, true
-	}
-	t2 := endTangent(piece)
-	if j < len(pts)-1 {
-		t2 = midTangent(pts, j).mul(-1)
-	}
-	u := ps.chord(j)
-	ps.d = slices.Grow(ps.d[:0], len(piece))[:len(piece)]
-	ps.w = slices.Grow(ps.w[:0], len(piece))[:len(piece)]
-	seg := generate(piece, u, t1, t2, ps.w)
-	stop := hopeless * tol
-	errMax := maxError(piece, seg, ps.w, stop, ps.d)
-	for k := 0; k < newtonSteps && errMax > tol && errMax <= stop; k++ {
-		reparameterise(piece, seg, u, ps.d)
-		seg = generate(piece, u, t1, t2, ps.w)
-		last := errMax
-		errMax = maxError(piece, seg, ps.w, stop, ps.d)
-		// Give up when the error, falling as fast as in this step for every step
-		// left, would still not come within tol.
-		if k > 0 && errMax-float64(newtonSteps-1-k)*max(0, last-errMax) > tol {
-			break
-		}
-	}
-	return seg, errMax <= tol
-}
-
-// A piece is refitted by up to newtonSteps Newton steps on its parameters unless its
-// first fit strays more than hopeless times the tolerance. Chord-length parameters
-// are far from the closest points on a long piece of a wavy outline, and the steps
-// bring them closer slowly: 6 steps and 4 times the tolerance (as Schneider gives
-// them) left many pieces that fit split in two. (On the lineart images of the bench
-// corpus: 0.459 -> 0.437 of the potrace engine's segments at 0.972 of its SSIM; 50
-// steps give 0.426 for another 10 % of CPU. Most of the steps go to the pieces that
-// fail, which the giving up cuts short.)
-const (
-	newtonSteps = 30
-	hopeless    = 8
-)
-
-// params gives the chord-length parameters of the pieces pts[i..j] for one i and
-// several j: the arc length from pts[i] is summed once, as far as asked, and each
-// piece's parameters are that sum over its own length.
-type params struct {
+// pieces fits the pieces pts[i..j] of a run for one i and several j, in buffers that
+// they share.
+type pieces struct {
 	pts    []Vec
+	sample int
 	i      int
-	arc, u []float64    // arc[k]: length from pts[i] to pts[i+k]; u: the last piece's parameters
-	d      []Vec        // the last piece's curve points less its points (maxError's)
-	w      [][4]float64 // the control points' weights at u (generate's)
+	arc    []float64 // arc[k]: the length along pts from pts[i] to pts[i+k], as far as asked
+	q      []Vec     // the last piece's points measured (every sample-th and its end)
+	u, v   []float64 // their parameters, and the next step's
+	w      [][4]float64
+	s, z   [][3]float64 // how each parameter slides with a step (normal's), for u and v
 }
 
-// chord returns the chord-length parameters of pts[i..j] (each point's arc length
-// from pts[i] over the piece's), in a buffer the next call reuses.
-func (p *params) chord(j int) []float64 {
+// from starts the pieces at pts[i].
+func (p *pieces) from(i int) {
+	p.i, p.arc = i, p.arc[:1]
+}
+
+// chord sets q to the points of pts[i..j] measured, every sample-th from pts[i] and
+// pts[j], and u to their chord-length parameters: each one's arc length from pts[i]
+// over the piece's. A piece of fewer than 2*sample steps is measured every half its
+// steps, so that one with inner points has one measured at least.
+func (p *pieces) chord(j int) {
 	for k := len(p.arc); k <= j-p.i; k++ {
 		p.arc = append(p.arc, p.arc[k-1]+p.pts[p.i+k].dist(p.pts[p.i+k-1]))
 	}
 	total := p.arc[j-p.i]
-	p.u = p.u[:0]
-	for _, a := range p.arc[:j-p.i+1] {
-		p.u = append(p.u, a/total)
+	p.q, p.u = p.q[:0], p.u[:0]
+	step := min(p.sample, max(1, (j-p.i)/2))
+	for k := 0; k < j-p.i; k += step {
+		p.q = append(p.q, p.pts[p.i+k])
+		p.u = append(p.u, p.arc[k]/total)
 	}
-	return p.u
+	p.q = append(p.q, p.pts[j])
+	p.u = append(p.u, 1)
+}
+
+// fit fits pts[i..j] with a line, or else a cubic leaving pts[i] along t1 and
+// reaching pts[j] along the run's direction there, and says whether it stays within
+// tol (a cubic, at the points measured).
+func (p *pieces) fit(j int, t1 Vec, tol float64) (Segment, bool) {
+	piece := p.pts[p.i : j+1]
+	if len(piece) == 2 || withinLine(piece, tol) {
+		return Segment{Line: true, P0: piece[0], P3: piece[len(piece)-1]}, true
+	}
+	t2 := endTangent(piece)
+	if j < len(p.pts)-1 {
+		t2 = midTangent(p.pts, j).mul(-1)
+	}
+	p.chord(j)
+	return p.cubic(t1, t2, tol)
+}
+
+// cubic fits the points q at parameters u (from chord) with a cubic leaving q[0] along
+// t1 and reaching its last point along -t2, and says whether it stays within tol.
+func (p *pieces) cubic(t1, t2 Vec, tol float64) (Segment, bool) {
+	q, u := p.q, p.u
+	n := len(q)
+	p.w = slices.Grow(p.w[:0], n)[:n]
+	p.v = slices.Grow(p.v[:0], n)[:n]
+	p.s = slices.Grow(p.s[:0], n)[:n]
+	p.z = slices.Grow(p.z[:0], n)[:n]
+	v, s, z := p.v, p.s, p.z
+	v[0], v[n-1] = 0, 1
+	first := generate(q, u, t1, t2, p.w)
+	c := curve{p0: q[0], p3: q[n-1], t1: t1, t2: t2, a1: first.P1.sub(first.P0).dot(t1), a2: first.P2.sub(first.P3).dot(t2)}
+	stop := hopeless * tol
+	e := c.normal(q, u, s, stop, tol, math.Inf(1))
+	if e.worst <= tol || e.worst > stop {
+		return c.segment(), e.worst <= tol
+	}
+	// Levenberg-Marquardt: a step that does not lower the sum of squared distances is
+	// taken back and tried again shorter and turned towards the gradient.
+	chord := c.p3.dist(c.p0)
+	damp, last := firstDamping, e.worst
+	for range steps {
+		m11, m12, m22 := e.m11*(1+damp), e.m12, e.m22*(1+damp)
+		det := m11*m22 - m12*m12
+		if !(math.Abs(det) > 1e-12) {
+			break
+		}
+		next := c
+		next.a1 = min(2*chord, max(chord*1e-3, c.a1-(e.r1*m22-e.r2*m12)/det))
+		next.a2 = min(2*chord, max(chord*1e-3, c.a2-(m11*e.r2-m12*e.r1)/det))
+		d1, d2 := next.a1-c.a1, next.a2-c.a2
+		for k := 1; k < n-1; k++ {
+			v[k] = clamp01(u[k] - (s[k][0] + s[k][1]*d1 + s[k][2]*d2))
+		}
+		ne := next.normal(q, v, z, math.Inf(1), tol, e.sum)
+		if ne.worst <= tol {
+			return next.segment(), true
+		}
+		if ne.sum >= e.sum {
+			damp *= 4
+			continue
+		}
+		c, e, u, v, s, z = next, ne, v, u, z, s
+		damp /= 4
+		// Give up when the error, falling twice more as far as in this step, would
+		// still not come within tol: the steps fall less and less.
+		if e.worst-2*(last-e.worst) > tol {
+			break
+		}
+		last = e.worst
+	}
+	return c.segment(), false
+}
+
+// A piece's first fit is refined by up to steps damped Gauss-Newton steps (counting
+// those taken back), the first damped by firstDamping, unless it strays more than
+// hopeless times the tolerance. The steps converge in a few where Schneider's Newton
+// steps on the parameters alone took up to 30 and still left many pieces that fit
+// split in two; most of the work goes to the pieces that fail, which giving up early
+// cuts short. (Lineart corpus against the potrace engine, medians: SSIM ratio 0.976 ->
+// 0.981, segments ratio 0.438 -> 0.405; giving up when once more as far would not do,
+// or starting undamped, cost segments for little work saved.)
+const (
+	steps        = 8
+	firstDamping = 0.25
+	hopeless     = 8
+)
+
+// curve is a cubic from p0 leaving along t1 to p3, reached along -t2 (t2 points back
+// from p3), with its inner control points a1 along t1 from p0 and a2 along t2 from p3.
+type curve struct {
+	p0, p3, t1, t2 Vec
+	a1, a2         float64
+}
+
+func (c *curve) segment() Segment {
+	return Segment{P0: c.p0, P1: c.p0.add(c.t1.mul(c.a1)), P2: c.p3.add(c.t2.mul(c.a2)), P3: c.p3}
+}
+
+// sums are what curve.normal adds up over a piece's inner points.
+type sums struct {
+	worst, sum            float64 // the largest distance and the sum of the squared ones
+	m11, m12, m22, r1, r2 float64 // the normal equations of the step on (a1, a2)
+}
+
+// normal returns the largest distance between pts and c at parameters u, the sum of
+// the squared distances, and the normal equations of the Gauss-Newton step on (a1,
+// a2) that minimises the squared distances measured across the curve, with each point
+// free to slide along it: the step (d1, d2) solves [m11 m12; m12 m22] (d1, d2) =
+// -(r1, r2), and slides parameter i by -(s[i][0] + s[i][1]*d1 + s[i][2]*d2). Once a
+// distance exceeds stop, or the sum reaches most with a distance above tol, it returns
+// the largest distance so far and an infinite sum: a step whose sum is not below most
+// is taken back unless the curve is within tol.
+func (c *curve) normal(pts []Vec, u []float64, s [][3]float64, stop, tol, most float64) sums {
+	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
+	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
+	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
+	var e sums
+	stop2, tol2 := stop*stop, tol*tol
+	pts, u, s = pts[:len(pts)-1], u[:len(pts)-1], s[:len(pts)-1]
+	for i := 1; i < len(pts); i++ {
+		t := u[i]
+		mt := 1 - t
+		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		dx := b0*x0 + b1*x1 + b2*x2 + b3*x3 - pts[i].X
+		dy := b0*y0 + b1*y1 + b2*y2 + b3*y3 - pts[i].Y
+		dd := dx*dx + dy*dy
+		if dd > e.worst {
+			e.worst = dd
+			if dd > stop2 {
+				return sums{worst: math.Sqrt(dd), sum: math.Inf(1)}
+			}
+		}
+		e.sum += dd
+		if e.sum >= most && e.worst > tol2 {
+			return sums{worst: math.Sqrt(e.worst), sum: math.Inf(1)}
+		}
+		// the curve's direction at t
+		k0, k1, k2 := 3*mt*mt, 6*mt*t, 3*t*t
+		gx := k0*(x1-x0) + k1*(x2-x1) + k2*(x3-x2)
+		gy := k0*(y1-y0) + k1*(y2-y1) + k2*(y3-y2)
+		gg := gx*gx + gy*gy
+		if gg == 0 {
+			s[i] = [3]float64{}
+			continue
+		}
+		inv := 1 / gg
+		// the offset and the control points' moves, across the curve and along it
+		a1x, a1y, a2x, a2y := c.t1.X*b1, c.t1.Y*b1, c.t2.X*b2, c.t2.Y*b2
+		rn := gx*dy - gy*dx
+		j1 := gx*a1y - gy*a1x
+		j2 := gx*a2y - gy*a2x
+		e.m11 += j1 * j1 * inv
+		e.m12 += j1 * j2 * inv
+		e.m22 += j2 * j2 * inv
+		e.r1 += j1 * rn * inv
+		e.r2 += j2 * rn * inv
+		s[i] = [3]float64{(gx*dx + gy*dy) * inv, (gx*a1x + gy*a1y) * inv, (gx*a2x + gy*a2y) * inv}
+	}
+	e.worst = math.Sqrt(e.worst)
+	return e
 }
 
 // midTangent returns the run's direction at its inner point i, from the points three
@@ -405,60 +631,6 @@ func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 	return Segment{P0: p0, P1: p0.add(t1.mul(al1)), P2: p3.add(t2.mul(al2)), P3: p3}
 }
 
-// maxError returns the largest distance between pts and s at the points whose
-// control-point weights are w (generate's), or, once one exceeds stop, that one; it
-// keeps in diff each inner point's offset, the curve's point less pts[i] (up to the one
-// past stop). A distance is taken only when its square comes near the largest so far,
-// so the result is the same as taking all.
-func maxError(pts []Vec, s Segment, w [][4]float64, stop float64, diff []Vec) float64 {
-	var worst, near float64 // near: below it, a squared distance cannot beat worst
-	// s.at in scalars, the same products and sums in the same order
-	x0, x1, x2, x3 := s.P0.X, s.P1.X, s.P2.X, s.P3.X
-	y0, y1, y2, y3 := s.P0.Y, s.P1.Y, s.P2.Y, s.P3.Y
-	w, diff = w[:len(pts)], diff[:len(pts)]
-	for i := 1; i < len(pts)-1; i++ {
-		b := &w[i]
-		d := Vec{b[0]*x0 + b[1]*x1 + b[2]*x2 + b[3]*x3 - pts[i].X, b[0]*y0 + b[1]*y1 + b[2]*y2 + b[3]*y3 - pts[i].Y}
-		diff[i] = d
-		if d.X*d.X+d.Y*d.Y < near {
-			continue
-		}
-		if l := d.len(); l > worst {
-			worst = l
-			if worst > stop {
-				return worst
-			}
-			near = worst * worst * (1 - 1e-9)
-		}
-	}
-	return worst
-}
-
-// reparameterise moves each parameter of u, in place, by one Newton step towards the
-// closest point of s (each depends on its own point alone); diff holds s at u[i] less
-// pts[i] for each inner point, as maxError left it.
-func reparameterise(pts []Vec, s Segment, u []float64, diff []Vec) {
-	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
-	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
-	// in scalars, the same products and sums in the same order
-	ax, bx, cx, ex, fx := d1[0].X, d1[1].X, d1[2].X, d2[0].X, d2[1].X
-	ay, by, cy, ey, fy := d1[0].Y, d1[1].Y, d1[2].Y, d2[0].Y, d2[1].Y
-	u, diff = u[:len(pts)], diff[:len(pts)]
-	for i := 1; i < len(pts)-1; i++ {
-		t := u[i]
-		mt := 1 - t
-		k0, k1, k2 := mt*mt, 2*mt*t, t*t
-		q1x, q1y := ax*k0+bx*k1+cx*k2, ay*k0+by*k1+cy*k2
-		q2x, q2y := ex*mt+fx*t, ey*mt+fy*t
-		d := diff[i]
-		num := d.X*q1x + d.Y*q1y
-		den := q1x*q1x + q1y*q1y + (d.X*q2x + d.Y*q2y)
-		if den != 0 {
-			u[i] = clamp01(t - num/den)
-		}
-	}
-}
-
 // clamp01 returns min(1, max(0, v)) in two comparisons: -0 becomes +0, NaN stays NaN.
 func clamp01(v float64) float64 {
 	switch {
@@ -504,7 +676,8 @@ func sharpest(pts []Vec) int {
 		for b < j+1+n/2 && arc[b]-arc[j] < k {
 			b++
 		}
-		c := pts[i].sub(pts[back%n]).unit().dot(pts[b%n].sub(pts[i]).unit())
+		u, v := pts[i].sub(pts[back%n]), pts[b%n].sub(pts[i])
+		c := u.dot(v) / math.Sqrt(u.dot(u)*v.dot(v))
 		if c < best {
 			best, at = c, i
 		}

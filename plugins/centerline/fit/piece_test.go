@@ -13,15 +13,6 @@ func bezier(s Segment, t float64) Vec {
 	return s.at(&b)
 }
 
-// maxErrorOfAll is maxError by its definition: every point measured.
-func maxErrorOfAll(pts []Vec, s Segment, u []float64) float64 {
-	var worst float64
-	for i := 1; i < len(pts)-1; i++ {
-		worst = max(worst, bezier(s, u[i]).dist(pts[i]))
-	}
-	return worst
-}
-
 // chordOfPiece is params.chord by its definition: the arc length along pts over the
 // total.
 func chordOfPiece(pts []Vec) []float64 {
@@ -54,70 +45,37 @@ func firstFit(seed uint64, n int) ([]Vec, []float64, [][4]float64, Segment) {
 	return pts, u, w, generate(pts, u, startTangent(pts), endTangent(pts), w)
 }
 
-func TestMaxErrorIsTheLargestDistanceUpToStop(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		n    int
-		stop float64
-	}{
-		{"three points", 3, 100},
-		{"no stop", 60, 1e9},
-		{"stop low", 60, 0.5},
-		{"stop mid", 200, 2},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			for seed := range uint64(20) {
-				pts, u, w, s := firstFit(seed, tc.n)
-				want := maxErrorOfAll(pts, s, u)
-				got := maxError(pts, s, w, tc.stop, make([]Vec, len(pts)))
-				if want <= tc.stop && got != want || want > tc.stop && got <= tc.stop {
-					t.Fatalf("seed %d: maxError = %v, the largest distance is %v (stop %v)", seed, got, want, tc.stop)
-				}
-			}
-		})
-	}
-}
-
-func TestChordParamsOfEachPieceFromOneStart(t *testing.T) {
-	pts := randomRun(9, 80)
-	for _, tc := range []struct {
-		name string
-		i    int
-		js   []int
-	}{
-		{"growing", 0, []int{1, 4, 8, 16, 32, 79}},
-		{"shrinking after growing", 5, []int{40, 20, 30, 25, 6}},
-		{"to the end", 78, []int{79}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ps := params{pts: pts, i: tc.i, arc: []float64{0}}
-			for _, j := range tc.js {
-				if got, want := ps.chord(j), chordOfPiece(pts[tc.i:j+1]); !slices.Equal(got, want) {
-					t.Fatalf("chord(%d) = %v, want %v", j, got, want)
-				}
-			}
-		})
-	}
-}
-
-// newtonStep is reparameterise by its definition: each inner parameter moves by one
-// Newton step of the distance from s to its point, s evaluated afresh.
-func newtonStep(pts []Vec, s Segment, u []float64) {
-	d1 := [3]Vec{s.P1.sub(s.P0).mul(3), s.P2.sub(s.P1).mul(3), s.P3.sub(s.P2).mul(3)}
-	d2 := [2]Vec{d1[1].sub(d1[0]).mul(2), d1[2].sub(d1[1]).mul(2)}
+// normalByDefinition is curve.normal worked out per point with vectors: the offset
+// of the curve's point from pts[i], the unit normal n and tangent of the curve there,
+// and the control points' moves b1*t1 and b2*t2.
+func normalByDefinition(c curve, pts []Vec, u []float64) (sums, [][3]float64) {
+	seg := c.segment()
+	var e sums
+	s := make([][3]float64, len(pts))
 	for i := 1; i < len(pts)-1; i++ {
-		t := u[i]
-		mt := 1 - t
-		q1 := d1[0].mul(mt * mt).add(d1[1].mul(2 * mt * t)).add(d1[2].mul(t * t))
-		q2 := d2[0].mul(mt).add(d2[1].mul(t))
-		diff := bezier(s, t).sub(pts[i])
-		if den := q1.dot(q1) + diff.dot(q2); den != 0 {
-			u[i] = min(1, max(0, t-diff.dot(q1)/den))
-		}
+		b := basis(u[i])
+		d := seg.at(&b).sub(pts[i])
+		e.worst = max(e.worst, d.len())
+		e.sum += d.dot(d)
+		mt, t := 1-u[i], u[i]
+		g := seg.P1.sub(seg.P0).mul(3 * mt * mt).add(seg.P2.sub(seg.P1).mul(6 * mt * t)).add(seg.P3.sub(seg.P2).mul(3 * t * t))
+		tan := g.unit()
+		n := Vec{-tan.Y, tan.X}
+		a1, a2 := c.t1.mul(b[1]), c.t2.mul(b[2])
+		j1, j2, r := n.dot(a1), n.dot(a2), n.dot(d)
+		e.m11 += j1 * j1
+		e.m12 += j1 * j2
+		e.m22 += j2 * j2
+		e.r1 += j1 * r
+		e.r2 += j2 * r
+		s[i] = [3]float64{tan.dot(d) / g.len(), tan.dot(a1) / g.len(), tan.dot(a2) / g.len()}
 	}
+	return e, s
 }
 
-func TestReparameteriseFromMaxErrorsOffsetsIsANewtonStep(t *testing.T) {
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*max(1, math.Abs(a), math.Abs(b)) }
+
+func TestNormalSumsTheDistancesAndTheStepsEquations(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		n    int
@@ -127,15 +85,142 @@ func TestReparameteriseFromMaxErrorsOffsetsIsANewtonStep(t *testing.T) {
 		{"long", 150},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for seed := range uint64(10) {
-				pts, u, w, s := firstFit(seed, tc.n)
-				want := slices.Clone(u)
-				newtonStep(pts, s, want)
-				diff := make([]Vec, len(pts))
-				maxError(pts, s, w, math.Inf(1), diff)
-				reparameterise(pts, s, u, diff)
-				if !slices.Equal(u, want) {
-					t.Fatalf("seed %d: parameters %v, want %v", seed, u, want)
+			for seed := range uint64(20) {
+				pts, u, _, seg := firstFit(seed, tc.n)
+				c := curve{p0: seg.P0, p3: seg.P3, t1: startTangent(pts), t2: endTangent(pts)}
+				c.a1, c.a2 = seg.P1.sub(seg.P0).dot(c.t1), seg.P2.sub(seg.P3).dot(c.t2)
+				want, wantS := normalByDefinition(c, pts, u)
+				s := make([][3]float64, len(pts))
+				got := c.normal(pts, u, s, math.Inf(1), 0, math.Inf(1))
+				for _, f := range []struct {
+					name      string
+					got, want float64
+				}{
+					{"worst", got.worst, want.worst}, {"sum", got.sum, want.sum},
+					{"m11", got.m11, want.m11}, {"m12", got.m12, want.m12}, {"m22", got.m22, want.m22},
+					{"r1", got.r1, want.r1}, {"r2", got.r2, want.r2},
+				} {
+					if !near(f.got, f.want) {
+						t.Fatalf("seed %d: %s = %v, want %v", seed, f.name, f.got, f.want)
+					}
+				}
+				for i := 1; i < len(pts)-1; i++ {
+					for k := range 3 {
+						if !near(s[i][k], wantS[i][k]) {
+							t.Fatalf("seed %d: slide %d of point %d = %v, want %v", seed, k, i, s[i][k], wantS[i][k])
+						}
+					}
+				}
+				// a stop below the largest distance cuts the sums short
+				if want.worst > 0 {
+					cut := c.normal(pts, u, s, want.worst/2, 0, math.Inf(1))
+					if !math.IsInf(cut.sum, 1) || cut.worst <= want.worst/2 {
+						t.Fatalf("seed %d: stopped at %v, got %+v, want a distance beyond it and an infinite sum", seed, want.worst/2, cut)
+					}
+				}
+				// a sum that reaches most cuts them short while a distance is above
+				// tol, and not once all are within it
+				for _, tc := range []struct {
+					tol, most float64
+					cut       bool
+				}{
+					{0, want.sum, want.sum > 0},
+					{0, want.sum * 1.0001, false},
+					{want.worst * 1.001, want.sum / 2, false},
+					{want.worst * 0.999, want.sum / 2, want.sum > 0},
+				} {
+					got := c.normal(pts, u, s, math.Inf(1), tc.tol, tc.most)
+					if math.IsInf(got.sum, 1) != tc.cut || !tc.cut && got.sum != want.sum && !near(got.sum, want.sum) {
+						t.Fatalf("seed %d: tol %v, most %v: sum %v, want cut %v (the sum is %v)", seed, tc.tol, tc.most, got.sum, tc.cut, want.sum)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestAPieceOfACubicIsFittedBackFromItsPoints samples cubics at parameters far from
+// their chord-length ones (crowded towards one end) and fits each from its ends'
+// true directions: the Gauss-Newton steps find the cubic again, within a sixth of
+// the chord-length fit's error.
+func TestAPieceOfACubicIsFittedBackFromItsPoints(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seg  Segment
+	}{
+		{"an arch", Segment{P0: Vec{0, 0}, P1: Vec{10, 30}, P2: Vec{50, 30}, P3: Vec{60, 0}}},
+		{"an S", Segment{P0: Vec{0, 0}, P1: Vec{30, 25}, P2: Vec{30, -25}, P3: Vec{60, 0}}},
+		{"a lopsided bend", Segment{P0: Vec{0, 0}, P1: Vec{5, 20}, P2: Vec{40, 40}, P3: Vec{80, 40}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var pts []Vec
+			for k := range 61 {
+				u := math.Pow(float64(k)/60, 1.6)
+				b := basis(u)
+				pts = append(pts, tc.seg.at(&b))
+			}
+			t1 := tc.seg.P1.sub(tc.seg.P0).unit()
+			t2 := tc.seg.P2.sub(tc.seg.P3).unit()
+			u := chordOfPiece(pts)
+			w := make([][4]float64, len(pts))
+			// The chord-length fit's largest distance at its parameters, which the
+			// steps must bring down six times (a first fit further off than hopeless
+			// times the tolerance is not refined).
+			first := generate(pts, u, t1, t2, w)
+			c := curve{p0: first.P0, p3: first.P3, t1: t1, t2: t2, a1: first.P1.sub(first.P0).dot(t1), a2: first.P2.sub(first.P3).dot(t2)}
+			tol := c.normal(pts, u, make([][3]float64, len(pts)), math.Inf(1), 0, math.Inf(1)).worst / 6
+			ps := pieces{q: pts, u: u}
+			seg, ok := ps.cubic(t1, t2, tol)
+			if !ok {
+				t.Fatalf("the fit is %.3f px off, want within %v", maxDistance(pts, []Segment{seg}), tol)
+			}
+			if d := maxDistance(pts, []Segment{seg}); d > tol+0.01 {
+				t.Errorf("the fit says it is within %v, but is %.3f px off", tol, d)
+			}
+		})
+	}
+}
+
+func maxDistance(pts []Vec, segs []Segment) float64 {
+	var worst float64
+	for _, p := range pts {
+		worst = max(worst, distance(p, segs))
+	}
+	return worst
+}
+
+func TestChordParamsOfEachPieceFromOneStart(t *testing.T) {
+	pts := randomRun(9, 80)
+	for _, tc := range []struct {
+		name   string
+		sample int
+		i      int
+		js     []int
+	}{
+		{"growing", 1, 0, []int{1, 4, 8, 16, 32, 79}},
+		{"shrinking after growing", 1, 5, []int{40, 20, 30, 25, 6}},
+		{"to the end", 1, 78, []int{79}},
+		{"every third, growing", 3, 0, []int{1, 2, 3, 4, 5, 6, 8, 16, 33, 79}},
+		{"every second, shrinking after growing", 2, 5, []int{40, 20, 31, 25, 6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := pieces{pts: pts, sample: tc.sample, arc: []float64{0}}
+			ps.from(tc.i)
+			for _, j := range tc.js {
+				ps.chord(j)
+				all := chordOfPiece(pts[tc.i : j+1])
+				var q []Vec
+				var u []float64
+				step := tc.sample
+				if j-tc.i < 2*tc.sample {
+					step = max(1, (j-tc.i)/2)
+				}
+				for k := 0; k < j-tc.i; k += step {
+					q, u = append(q, pts[tc.i+k]), append(u, all[k])
+				}
+				q, u = append(q, pts[j]), append(u, 1)
+				if !slices.Equal(ps.q, q) || !slices.Equal(ps.u, u) {
+					t.Fatalf("chord(%d): points %v at %v, want %v at %v", j, ps.q, ps.u, q, u)
 				}
 			}
 		})
@@ -163,7 +248,8 @@ func TestClamp01IsMinOneMaxZero(t *testing.T) {
 
 // sharpestByWalking is sharpest by its definition: from each point, walk back and on
 // along the chain until 3 pixels are covered (or half the chain), and compare the
-// chords' directions.
+// cosines of the chords' directions (worked out as sharpest does, so that near ties
+// go alike).
 func sharpestByWalking(pts []Vec) int {
 	n := len(pts)
 	best, at := 2.0, 0
@@ -178,7 +264,8 @@ func sharpestByWalking(pts []Vec) int {
 			b = (b + 1) % n
 			lb += pts[b].dist(pts[(b-1+n)%n])
 		}
-		if c := pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit()); c < best {
+		u, v := pts[i].sub(pts[a]), pts[b].sub(pts[i])
+		if c := u.dot(v) / math.Sqrt(u.dot(u)*v.dot(v)); c < best {
 			best, at = c, i
 		}
 	}
@@ -200,5 +287,114 @@ func TestSharpestIsTheSharpestByWalking(t *testing.T) {
 				t.Fatalf("n %d seed %d: sharpest %d, by walking %d", n, seed, got, want)
 			}
 		}
+	}
+}
+
+func TestSmoothByTheKernelIsSmoothStepByStep(t *testing.T) {
+	for _, passes := range []int{1, 5, 10} {
+		for _, n := range []int{3, 8, 8*passes + 1, 8*passes + 2, 8*passes + 3, 200} {
+			for seed := range uint64(5) {
+				run := randomRun(seed, n)
+				got, want := smooth(run, passes), smoothSteps(run, passes)
+				if len(got) != len(want) {
+					t.Fatalf("passes %d, %d points: %d points out, want %d", passes, n, len(got), len(want))
+				}
+				for i := range got {
+					if got[i].dist(want[i]) > 1e-9 {
+						t.Fatalf("passes %d, %d points, seed %d: point %d is %v, stepped %v", passes, n, seed, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// cornersByWalking is findCorners by its definition: from each point, walk back and on
+// until k pixels are covered, and take the turn between the chords' unit vectors.
+func cornersByWalking(pts []Vec, radius []float64, angle float64) []int {
+	n := len(pts)
+	cs := []int{0}
+	cosMax := math.Cos(angle * math.Pi / 180)
+	turn := make([]float64, n)
+	arc := make([]float64, n)
+	for i := 1; i < n; i++ {
+		arc[i] = arc[i-1] + pts[i].dist(pts[i-1])
+	}
+	for i := 1; i < n-1; i++ {
+		k := 3.0
+		if i < len(radius) {
+			k = max(3, radius[i]*1.5)
+		}
+		a, b := i, i
+		for a > 0 && arc[i]-arc[a] < k {
+			a--
+		}
+		for b < n-1 && arc[b]-arc[i] < k {
+			b++
+		}
+		turn[i] = 1
+		if arc[i]-arc[a] >= k*0.7 && arc[b]-arc[i] >= k*0.7 {
+			turn[i] = pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit())
+		}
+	}
+	for i := 1; i < n-1; i++ {
+		if turn[i] > cosMax {
+			continue
+		}
+		j := i
+		for j+1 < n-1 && turn[j+1] <= cosMax {
+			j++
+		}
+		best := i
+		for m := i; m <= j; m++ {
+			if turn[m] < turn[best] {
+				best = m
+			}
+		}
+		if best > cs[len(cs)-1] {
+			cs = append(cs, best)
+		}
+		i = j
+	}
+	if cs[len(cs)-1] != n-1 {
+		cs = append(cs, n-1)
+	}
+	return cs
+}
+
+func TestFindCornersFindsTheCornersByWalking(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		angle  float64
+		radius bool
+	}{
+		{"sharp corners, no radius", 140, false},
+		{"blunt corners, no radius", 55, false},
+		{"corners looked for as far as the radius", 120, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(30) {
+				r := rand.New(rand.NewPCG(seed, 7))
+				// a zigzag of random legs, a point every 0.3 to 1.5 px
+				var pts []Vec
+				var radius []float64
+				p, dir := Vec{}, r.Float64()*2*math.Pi
+				for range 12 {
+					dir += (r.Float64()*2 - 1) * 2.5
+					for range 3 + r.IntN(20) {
+						step := 0.3 + 1.2*r.Float64()
+						p = p.add(Vec{math.Cos(dir), math.Sin(dir)}.mul(step))
+						pts = append(pts, p)
+						radius = append(radius, 1+4*r.Float64())
+					}
+				}
+				if !tc.radius {
+					radius = nil
+				}
+				if got, want := findCorners(pts, radius, tc.angle), cornersByWalking(pts, radius, tc.angle); !slices.Equal(got, want) {
+					t.Fatalf("seed %d: corners %v, by walking %v", seed, got, want)
+				}
+			}
+		})
 	}
 }

@@ -103,6 +103,14 @@ const (
 	outlineSmoothing = 10
 )
 
+// outlineSample: a filled outline's fit is measured at every third point. Its points,
+// one per crack of the pixels' edge, are smoothed over ten passes, far more than a
+// stroke's centre line, so that they lie on a curve smoother still at that spacing.
+// (Lineart corpus against the potrace engine, medians, with the fit's Gauss-Newton
+// steps: every point SSIM ratio 0.983 at segments ratio 0.416, every third 0.981 at
+// 0.405, for a third of the fit's work on outlines.)
+const outlineSample = 3
+
 // strokeCorner is the smallest turn, in degrees, that makes a corner of a stroke:
 // only a hairpin is kept sharp; a blunter turn is fitted as the curves' ends meeting
 // within the tolerance, which the centre line measured around a corner already is.
@@ -321,7 +329,7 @@ func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit
 			for k, p := range poly {
 				pts[k] = fit.Vec{X: p.X, Y: p.Y}
 			}
-			fitted[i] = fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing, MaxSegments: most})
+			fitted[i] = fit.Fit(pts, nil, true, fit.Options{Tolerance: outlineTolerance, CornerAngle: outlineCorner, SmoothPasses: outlineSmoothing, MaxSegments: most, Sample: outlineSample})
 			if done != nil {
 				done(i, fitted[i])
 			}
