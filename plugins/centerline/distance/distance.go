@@ -21,13 +21,17 @@ import (
 // outside of the image counts as false, so a shape touching the border is measured to
 // it. Pixels where in is false get 0.
 func Transform(in []bool, w, h int) []int32 {
+	return TransformRuns(in, FindRuns(in, w, h), w, h)
+}
+
+// TransformRuns is Transform of the mask in whose runs are rs (FindRuns), for a caller
+// that keeps them: the later stages of a trace read the ink's runs too.
+func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
 	d := make([]int32, w*h)
 	if w <= 0 || h <= 0 {
 		return d
 	}
-	// The runs of shape pixels of each row, found once (a drawing is mostly paper): both
-	// phases then work on the runs alone.
-	rs := findRuns(in, w, h)
+	// Both phases work on the runs of shape pixels alone (a drawing is mostly paper).
 	// Phase 1, per column: the distance to the nearest pixel outside the shape in the
 	// same column (the outside of the image above and below counts). A sweep down
 	// counts each run of shape pixels from its top; where the run ends (at paper or at
@@ -82,8 +86,8 @@ func Transform(in []bool, w, h int) []int32 {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
 			row := d[y*w : (y+1)*w]
-			for _, r := range rs.row(y) {
-				run := row[r.a:r.b]
+			for _, r := range rs.Row(y) {
+				run := row[r.A:r.B]
 				sc.g[0] = 0
 				for k, v := range run {
 					sc.g[k+1] = int64(v) * int64(v)
@@ -96,26 +100,31 @@ func Transform(in []bool, w, h int) []int32 {
 	return d
 }
 
-// span is a run of shape pixels a <= x < b of a row.
-type span struct{ a, b int32 }
+// Span is a run of shape pixels A <= x < B of a row.
+type Span struct{ A, B int32 }
 
-// rowRuns are the runs of shape pixels of an image's rows, found in bands of rows:
-// row y's are spans[y/runBand][ends[y-1]:ends[y]] (from 0 at a band's first row).
-type rowRuns struct {
-	spans [][]span
-	ends  []int32
+// Runs are the runs of shape pixels of a mask's rows, in raster order: row y's are
+// Spans[Start[y]:Start[y+1]].
+type Runs struct {
+	Spans []Span
+	Start []int32
 }
 
-// runBand is the number of rows findRuns takes at a time.
+// runBand is the number of rows FindRuns takes at a time.
 const runBand = 64
 
-// findRuns returns the runs of shape pixels of each row of the w x h mask in, in bands
-// of rows across the machine's cores.
-func findRuns(in []bool, w, h int) rowRuns {
-	rs := rowRuns{spans: make([][]span, (h+runBand-1)/runBand), ends: make([]int32, h)}
-	_ = parallel.For(context.Background(), len(rs.spans), 1, func(_, lo, hi int) {
+// FindRuns returns the runs of shape pixels of each row of the w x h mask in, found in
+// bands of rows across the machine's cores.
+func FindRuns(in []bool, w, h int) Runs {
+	h = max(h, 0)
+	rs := Runs{Start: make([]int32, h+1)}
+	if w <= 0 {
+		return rs
+	}
+	bands := make([][]Span, (h+runBand-1)/runBand)
+	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
-			var sp []span
+			var sp []Span
 			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
 				row := in[y*w : (y+1)*w]
 				for x := 0; ; {
@@ -129,41 +138,47 @@ func findRuns(in []bool, w, h int) rowRuns {
 					for x < len(row) && row[x] {
 						x++
 					}
-					sp = append(sp, span{int32(a), int32(x)})
+					sp = append(sp, Span{int32(a), int32(x)})
 				}
-				rs.ends[y] = int32(len(sp))
+				rs.Start[y+1] = int32(len(sp)) // within the band, for now
 			}
-			rs.spans[b] = sp
+			bands[b] = sp
 		}
 	})
+	n := 0
+	for _, sp := range bands {
+		n += len(sp)
+	}
+	rs.Spans = make([]Span, 0, n)
+	for b, sp := range bands {
+		base := int32(len(rs.Spans))
+		for y := b*runBand + 1; y <= min(h, (b+1)*runBand); y++ {
+			rs.Start[y] += base
+		}
+		rs.Spans = append(rs.Spans, sp...)
+	}
 	return rs
 }
 
-// row returns the runs of row y.
-func (rs rowRuns) row(y int) []span {
-	var from int32
-	if y%runBand != 0 {
-		from = rs.ends[y-1]
-	}
-	return rs.spans[y/runBand][from:rs.ends[y]]
-}
+// Row returns the runs of row y.
+func (rs Runs) Row(y int) []Span { return rs.Spans[rs.Start[y]:rs.Start[y+1]] }
 
 // within returns the runs of row y that reach into the columns lo <= x < hi (the first
 // and the last may reach out of them: see clip).
-func (rs rowRuns) within(y, lo, hi int) []span {
-	r := rs.row(y)
+func (rs Runs) within(y, lo, hi int) []Span {
+	r := rs.Row(y)
 	// The first run ending past lo, and the first starting at hi or later.
-	i, _ := slices.BinarySearchFunc(r, int32(lo), func(s span, x int32) int { return cmp.Compare(s.b-1, x) })
+	i, _ := slices.BinarySearchFunc(r, int32(lo), func(s Span, x int32) int { return cmp.Compare(s.B-1, x) })
 	j := i
-	for j < len(r) && r[j].a < int32(hi) {
+	for j < len(r) && r[j].A < int32(hi) {
 		j++
 	}
 	return r[i:j]
 }
 
 // clip returns the columns of run s within lo <= x < hi.
-func clip(s span, lo, hi int) (int, int) {
-	return max(int(s.a), lo), min(int(s.b), hi)
+func clip(s Span, lo, hi int) (int, int) {
+	return max(int(s.A), lo), min(int(s.B), hi)
 }
 
 // runEnd sets the lower half of the run of shape pixels of column x that ends above row

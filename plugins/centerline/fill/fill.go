@@ -61,57 +61,50 @@ func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
 // runs are the runs of set pixels of a mask, row by row, and their 8-connected parts:
 // the runs are joined across rows by union-find, so that each pixel is read once.
 type runs struct {
-	y, x0, x1 []int32 // run i covers pixels x0[i] <= x < x1[i] of row y[i]
-	parent    []int32
+	distance.Runs
+	y      []int32 // each run's row
+	parent []int32
 }
 
 // findRuns returns the runs of the w x h mask b and their parts.
-func findRuns(b []bool, w, h int) runs {
-	var r runs
-	rowStart := make([]int, h+1)
+func findRuns(b []bool, w, h int) runs { return joinRuns(distance.FindRuns(b, w, h)) }
+
+// joinRuns returns the parts of the runs rs of a mask.
+func joinRuns(rs distance.Runs) runs {
+	r := runs{Runs: rs, y: make([]int32, len(rs.Spans)), parent: make([]int32, len(rs.Spans))}
+	h := len(rs.Start) - 1
 	for y := range h {
-		rowStart[y] = len(r.y)
-		row := b[y*w : (y+1)*w]
-		for x := 0; x < w; {
-			if !row[x] {
-				x++
-				continue
-			}
-			x0 := x
-			for x < w && row[x] {
-				x++
-			}
-			r.y, r.x0, r.x1 = append(r.y, int32(y)), append(r.x0, int32(x0)), append(r.x1, int32(x))
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			r.y[i] = int32(y)
 		}
 	}
-	rowStart[h] = len(r.y)
-	r.parent = make([]int32, len(r.y))
 	for i := range r.parent {
 		r.parent[i] = int32(i)
 	}
 	// Runs of neighbouring rows touch (8-connected) where their spans, one widened by a
 	// pixel each side, overlap.
+	sp := rs.Spans
 	for y := 1; y < h; y++ {
-		up, upEnd := rowStart[y-1], rowStart[y]
-		for c := rowStart[y]; c < rowStart[y+1]; c++ {
-			for up < upEnd && r.x1[up] < r.x0[c] {
+		up, upEnd := rs.Start[y-1], rs.Start[y]
+		for c := rs.Start[y]; c < rs.Start[y+1]; c++ {
+			for up < upEnd && sp[up].B < sp[c].A {
 				up++
 			}
-			for a := up; a < upEnd && r.x0[a] <= r.x1[c]; a++ {
-				label.Union(r.parent, int32(a), int32(c))
+			for a := up; a < upEnd && sp[a].A <= sp[c].B; a++ {
+				label.Union(r.parent, a, c)
 			}
 		}
 	}
 	return r
 }
 
-func (r *runs) len() int         { return len(r.y) }
+func (r *runs) len() int         { return len(r.Spans) }
 func (r *runs) root(i int) int32 { return label.Find(r.parent, int32(i)) }
 
 // span returns the indexes lo <= k < hi of run i's pixels in a mask w pixels wide.
 func (r *runs) span(i, w int) (lo, hi int) {
 	row := int(r.y[i]) * w
-	return row + int(r.x0[i]), row + int(r.x1[i])
+	return row + int(r.Spans[i].A), row + int(r.Spans[i].B)
 }
 
 // Absorb marks in b, in place, the whole of every 8-connected part of the w x h shape
@@ -124,23 +117,31 @@ func Absorb(b, in []bool, w, h int, share float64) []bool {
 	if b == nil {
 		return nil
 	}
-	r := findRuns(in, w, h)
-	size := make([]int, r.len())
-	covered := make([]int, r.len())
+	return NewParts(in, w, h).Absorb(b, share)
+}
+
+// Absorb is the package's Absorb on the shape p numbers the parts of.
+func (p *Parts) Absorb(b []bool, share float64) []bool {
+	if b == nil {
+		return nil
+	}
+	r := &p.r
+	size := make([]int, p.n)
+	covered := make([]int, p.n)
 	for i := range r.len() {
-		root := r.root(i)
-		lo, hi := r.span(i, w)
-		size[root] += hi - lo
+		k := p.number[i]
+		lo, hi := r.span(i, p.w)
+		size[k] += hi - lo
 		for _, v := range b[lo:hi] {
 			if v {
-				covered[root]++
+				covered[k]++
 			}
 		}
 	}
 	for i := range r.len() {
-		root := r.root(i)
-		if covered[root] > 0 && float64(covered[root]) >= share*float64(size[root]) {
-			lo, hi := r.span(i, w)
+		k := p.number[i]
+		if covered[k] > 0 && float64(covered[k]) >= share*float64(size[k]) {
+			lo, hi := r.span(i, p.w)
 			for k := lo; k < hi; k++ {
 				b[k] = true
 			}
@@ -310,21 +311,30 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 
 // Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
 // the ink a stroke's discs miss at its tapered tip and along its edges. The first step
-// scans the image; each later one looks only around the pixels the step before added,
-// since a pixel next to an older one joined already.
+// scans the shape's runs; each later one looks only around the pixels the step before
+// added, since a pixel next to an older one joined already.
 func Grow(b, in []bool, w, h, steps int) {
+	if steps > 0 {
+		NewParts(in, w, h).Grow(b, in, steps)
+	}
+}
+
+// Grow is the package's Grow of b within the shape in that p numbers the parts of.
+func (p *Parts) Grow(b, in []bool, steps int) {
 	if steps <= 0 {
 		return
 	}
+	w := p.w
+	n := len(in)
 	var front, added []int
-	for y := range h {
-		row, ink := b[y*w:(y+1)*w], in[y*w:(y+1)*w]
-		for x, v := range ink {
-			if !v || row[x] {
+	for i, s := range p.r.Spans {
+		row := int(p.r.y[i]) * w
+		for x := int(s.A); x < int(s.B); x++ {
+			i := row + x
+			if b[i] {
 				continue
 			}
-			i := y*w + x
-			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
+			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (i >= w && b[i-w]) || (i+w < n && b[i+w]) {
 				front = append(front, i)
 			}
 		}
@@ -351,7 +361,7 @@ func Grow(b, in []bool, w, h, steps int) {
 			if i >= w {
 				add(i - w)
 			}
-			if i+w < w*h {
+			if i+w < n {
 				add(i + w)
 			}
 		}
@@ -400,23 +410,21 @@ func Area(poly []Pt) float64 {
 
 // Parts numbers the 8-connected parts of a shape, for asking which part a pixel is in.
 type Parts struct {
-	r        runs
-	w        int
-	rowStart []int   // the runs of row y are r's runs rowStart[y] to rowStart[y+1]
-	number   []int32 // each run's part number
-	n        int
+	r      runs
+	w      int
+	number []int32 // each run's part number
+	n      int
 }
 
 // NewParts returns the parts of the w x h shape in.
-func NewParts(in []bool, w, h int) *Parts {
-	p := &Parts{r: findRuns(in, w, h), w: w, rowStart: make([]int, h+1)}
-	for i, y := range p.r.y {
-		p.rowStart[y+1] = i + 1
-	}
-	for y := 1; y <= h; y++ {
-		p.rowStart[y] = max(p.rowStart[y], p.rowStart[y-1])
-	}
-	p.number = slices.Clone(p.r.parent)
+func NewParts(in []bool, w, h int) *Parts { return PartsOf(distance.FindRuns(in, w, h), w) }
+
+// PartsOf returns the parts of the shape w pixels wide whose runs are rs
+// (distance.FindRuns), for a caller that has them.
+func PartsOf(rs distance.Runs, w int) *Parts {
+	p := &Parts{r: joinRuns(rs), w: w}
+	p.number = p.r.parent
+	p.r.parent = nil // numbered in place: no longer a union-find forest
 	p.n = label.Number(p.number)
 	return p
 }
@@ -427,13 +435,14 @@ func (p *Parts) Len() int { return p.n }
 // At returns the number (0 to Len()-1) of the part pixel (x, y) is in, or -1 when it
 // is not in the shape.
 func (p *Parts) At(x, y int) int {
-	if y < 0 || y+1 >= len(p.rowStart) || x < 0 || x >= p.w {
+	if y < 0 || y+1 >= len(p.r.Start) || x < 0 || x >= p.w {
 		return -1
 	}
-	lo, hi := p.rowStart[y], p.rowStart[y+1]
+	lo, hi := int(p.r.Start[y]), int(p.r.Start[y+1])
+	sp := p.r.Spans
 	// the first run of the row ending past x
-	k := lo + sort.Search(hi-lo, func(i int) bool { return int(p.r.x1[lo+i]) > x })
-	if k < hi && int(p.r.x0[k]) <= x {
+	k := lo + sort.Search(hi-lo, func(i int) bool { return int(sp[lo+i].B) > x })
+	if k < hi && int(sp[k].A) <= x {
 		return int(p.number[k])
 	}
 	return -1
@@ -465,7 +474,7 @@ func (p *Parts) Select(sel []bool) []bool {
 			continue
 		}
 		if b == nil {
-			b = make([]bool, p.w*(len(p.rowStart)-1))
+			b = make([]bool, p.w*(len(p.r.Start)-1))
 		}
 		lo, hi := p.r.span(i, p.w)
 		for k := lo; k < hi; k++ {

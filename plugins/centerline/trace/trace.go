@@ -176,11 +176,13 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	d := distance.Transform(m, w, h)
+	// The ink's runs, found once: the stages below read them rather than the mask.
+	rs := distance.FindRuns(m, w, h)
+	d := distance.TransformRuns(m, rs, w, h)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	sk, err := skeleton.Thin(ctx, m, d, w, h)
+	sk, err := skeleton.ThinRuns(ctx, rs, d, w, h)
 	if err != nil {
 		return grp, err
 	}
@@ -191,15 +193,23 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
 	blobs := fill.Blobs(m, d, w, h, blobR)
-	if o.Fill == FillOutline && o.Width != WidthFixed {
-		blobs = fill.Absorb(blobs, m, w, h, absorbShare)
+	// The ink's connected parts, numbered when first needed.
+	var inkParts *fill.Parts
+	parts := func() *fill.Parts {
+		if inkParts == nil {
+			inkParts = fill.PartsOf(rs, w)
+		}
+		return inkParts
+	}
+	if o.Fill == FillOutline && o.Width != WidthFixed && blobs != nil {
+		blobs = parts().Absorb(blobs, absorbShare)
 	}
 	if blobs != nil {
 		sk.Remove(blobs)
 	}
 	// The ink level before the graph, so that the mask is no longer needed (nor kept)
 	// while the graph is built.
-	level := width.InkLevel(g, m, d)
+	level := width.InkLevelRuns(g, rs, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
 	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
@@ -230,7 +240,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	// The ink of strokes too uneven for one width joins the filled areas.
 	if ds := slices.Concat(discs...); len(ds) > 0 {
 		blobs = fill.Cover(blobs, m, w, h, ds)
-		fill.Grow(blobs, m, w, h, taperGrow)
+		parts().Grow(blobs, m, taperGrow)
 	}
 	if o.Fill == FillHatch {
 		for _, f := range fitted {
@@ -261,7 +271,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 			fitFills := func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
 				return fitOutlines(ctx, polys, firsts, limit, done)
 			}
-			fitted, fills, err = outlineWhereCheaper(ctx, m, w, h, g, level, ss, fitted, firsts, fitFills)
+			fitted, fills, err = outlineWhereCheaper(ctx, parts(), w, h, g, level, ss, fitted, firsts, fitFills)
 		} else {
 			fills, err = fitOutlines(ctx, polys, firsts, nil, nil)
 		}
@@ -353,7 +363,7 @@ func pathCost(segs []fit.Segment, closed bool) int {
 }
 
 // outlineWhereCheaper fits the outlines of the filled areas (fitFills, given limit
-// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its filled outline each connected part of the ink m that is
+// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its filled outline each connected part of the ink (parts) that is
 // partly filled (has some of the fills) and whose outline costs fewer segments than
 // its strokes (fitted, from the graph's strokes ss) and fills together, and returns
 // the strokes and fitted outlines left with those parts' outlines added. Strokes
@@ -365,8 +375,7 @@ func pathCost(segs []fit.Segment, closed bool) int {
 // The parts' outlines are fitted first: a fill of a part that would be redrawn is
 // then fitted only as far as it takes to tell (its fit stops once the part's strokes
 // and it alone cost more than the part's outline), since it is left out anyway.
-func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
-	parts := fill.NewParts(m, w, h)
+func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
 	n := parts.Len()
 	mix := make([]int, n)      // each part's segments as strokes
 	filled := make([]bool, n)  // parts with fills
