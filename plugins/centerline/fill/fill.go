@@ -5,7 +5,6 @@ package fill
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
@@ -156,94 +155,163 @@ type Pt struct{ X, Y float64 }
 // Outlines returns the closed boundaries of the blob mask b: outer boundaries and holes,
 // each as the midpoints of its unit boundary edges, so that a fit smooths the staircase.
 // Filled with the even-odd rule they cover b.
+//
+// A boundary edge (a crack) runs with the blob on its right (screen coordinates): a
+// pixel's top, right, bottom and left cracks, in that order, are its cracks numbered
+// 0 to 3. At each corner the boundary goes on along the crack leaving it that turns
+// most to the right, which keeps two pixels touching by a corner apart. As many cracks
+// leave a corner as reach it, paired by that rule, so each crack has one successor and
+// one predecessor, and the boundaries are the cycles of cracks. Each is listed from its
+// first crack in raster order (pixel, then number), in the order of those cracks.
 func Outlines(b []bool, w, h int) [][]Pt {
-	// Directed boundary edges with the blob on the right (screen coordinates), keyed by
-	// start corner; corner id = y*(w+1)+x.
-	type crack struct{ x0, y0, x1, y1 int }
-	var cracks []crack
+	rs := distance.FindRuns(b, w, h)
+	y0, y1 := -1, -1 // the rows with pixels of b
 	for y := range h {
-		row := b[y*w : (y+1)*w]
-		for x, v := range row {
-			if !v {
-				continue
+		if rs.Start[y+1] > rs.Start[y] {
+			if y0 < 0 {
+				y0 = y
 			}
-			i := y*w + x
-			if y == 0 || !b[i-w] {
-				cracks = append(cracks, crack{x, y, x + 1, y})
-			}
-			if x+1 == w || !row[x+1] {
-				cracks = append(cracks, crack{x + 1, y, x + 1, y + 1})
-			}
-			if y+1 == h || !b[i+w] {
-				cracks = append(cracks, crack{x + 1, y + 1, x, y + 1})
-			}
-			if x == 0 || !row[x-1] {
-				cracks = append(cracks, crack{x, y + 1, x, y})
-			}
+			y1 = y
 		}
 	}
-	// The cracks leaving each corner, in the order they were found: crack numbers
-	// sorted by start corner, then number.
-	corner := func(x, y int) uint64 { return uint64(y)*uint64(w+1) + uint64(x) }
-	byStart := make([]uint64, len(cracks))
-	for k, c := range cracks {
-		byStart[k] = corner(c.x0, c.y0)<<32 | uint64(k)
+	if y0 < 0 {
+		return nil
 	}
-	slices.Sort(byStart)
-	leaving := func(x, y int) []uint64 {
-		key := corner(x, y) << 32
-		lo, _ := slices.BinarySearch(byStart, key)
-		hi := lo
-		for hi < len(byStart) && byStart[hi]>>32 == key>>32 {
-			hi++
-		}
-		return byStart[lo:hi]
-	}
-	used := make([]bool, len(cracks))
+	// set reports pixel (x, y) of b, false off the image.
+	set := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && b[y*w+x] }
+	// used marks the horizontal cracks already traced, two bits per pixel of rows y0
+	// to y1 (top, bottom): a boundary's first crack is one (see below).
+	used := make([]uint64, ((y1-y0+1)*w*2+63)/64)
 	var polys [][]Pt
-	for s := range cracks {
-		if used[s] {
-			continue
-		}
+	trace := func(x, y, side int) {
 		var poly []Pt
-		c := s
-		for !used[c] {
-			used[c] = true
-			k := cracks[c]
-			poly = append(poly, Pt{float64(k.x0+k.x1) / 2, float64(k.y0+k.y1) / 2})
-			pick := -1
-			for _, key := range leaving(k.x1, k.y1) {
-				n := int(uint32(key))
-				if used[n] && n != s {
-					continue
-				}
-				if pick < 0 {
-					pick = n
-					continue
-				}
-				// At a corner shared by two diagonal pixels, turn right: keep the
-				// pixels apart consistently.
-				if turn(k, cracks[n]) > turn(k, cracks[pick]) {
-					pick = n
-				}
+		for fx, fy, fside := x, y, side; ; {
+			if side&1 == 0 {
+				k := ((y-y0)*w+x)*2 + side>>1
+				used[k>>6] |= 1 << (k & 63)
 			}
-			if pick < 0 {
+			// The crack's midpoint, its end corner (cx, cy) and its direction.
+			var cx, cy, dx, dy int
+			switch side {
+			case 0:
+				poly = append(poly, Pt{float64(x) + 0.5, float64(y)})
+				cx, cy, dx, dy = x+1, y, 1, 0
+			case 1:
+				poly = append(poly, Pt{float64(x + 1), float64(y) + 0.5})
+				cx, cy, dx, dy = x+1, y+1, 0, 1
+			case 2:
+				poly = append(poly, Pt{float64(x) + 0.5, float64(y + 1)})
+				cx, cy, dx, dy = x, y+1, -1, 0
+			default:
+				poly = append(poly, Pt{float64(x), float64(y) + 0.5})
+				cx, cy, dx, dy = x, y, 0, -1
+			}
+			// The pixels around the corner: nw, ne, sw and se of it. The crack leaving
+			// it rightwards is se's top, leftwards nw's bottom, downwards sw's right
+			// and upwards ne's left; the boundary takes the first of a right turn,
+			// straight on and a left turn that is a crack.
+			nw, ne, sw, se := set(cx-1, cy-1), set(cx, cy-1), set(cx-1, cy), set(cx, cy)
+			next := false
+			for _, dir := range [3][2]int{{-dy, dx}, {dx, dy}, {dy, -dx}} {
+				switch {
+				case dir[0] == 1 && se && !ne:
+					x, y, side = cx, cy, 0
+				case dir[0] == -1 && nw && !sw:
+					x, y, side = cx-1, cy-1, 2
+				case dir[1] == 1 && sw && !se:
+					x, y, side = cx-1, cy, 1
+				case dir[1] == -1 && ne && !nw:
+					x, y, side = cx, cy-1, 3
+				default:
+					continue
+				}
+				next = true
 				break
 			}
-			c = pick
+			if !next || x == fx && y == fy && side == fside {
+				break // back at the first crack (a crack always has a successor)
+			}
 		}
 		if len(poly) >= 3 {
 			polys = append(polys, poly)
 		}
 	}
+	// start traces the boundary from crack side of pixel (x, y) unless it is traced.
+	start := func(x, y, side int) {
+		if k := ((y-y0)*w+x)*2 + side>>1; used[k>>6]&(1<<(k&63)) == 0 {
+			trace(x, y, side)
+		}
+	}
+	// A boundary's first crack is its first pixel's top or bottom: its first pixel in
+	// raster order has nothing of the boundary above it or on its left, and a side
+	// crack there leads from (or to) that pixel's top. So only the horizontal cracks
+	// are looked at for new boundaries: a run's pixels where the row above (tops) or
+	// below (bottoms) has none, in order, a top before a bottom.
+	var tops, bottoms []distance.Span
+	for y := y0; y <= y1; y++ {
+		var above, below []distance.Span
+		if y > 0 {
+			above = rs.Row(y - 1)
+		}
+		if y+1 < h {
+			below = rs.Row(y + 1)
+		}
+		for _, r := range rs.Row(y) {
+			tops, above = gaps(tops[:0], r, above)
+			bottoms, below = gaps(bottoms[:0], r, below)
+			for t, u := 0, 0; t < len(tops) || u < len(bottoms); {
+				x := math.MaxInt32
+				if t < len(tops) {
+					x = int(tops[t].A)
+				}
+				if u < len(bottoms) {
+					x = min(x, int(bottoms[u].A))
+				}
+				inTop := t < len(tops) && int(tops[t].A) == x
+				inBottom := u < len(bottoms) && int(bottoms[u].A) == x
+				if inTop {
+					start(x, y, 0)
+				}
+				if inBottom {
+					start(x, y, 2)
+				}
+				// Step past x.
+				if inTop {
+					if tops[t].A++; tops[t].A == tops[t].B {
+						t++
+					}
+				}
+				if inBottom {
+					if bottoms[u].A++; bottoms[u].A == bottoms[u].B {
+						u++
+					}
+				}
+			}
+		}
+	}
 	return polys
 }
 
-// turn is the cross product of two consecutive cracks: positive turns right on screen.
-func turn(a, b struct{ x0, y0, x1, y1 int }) int {
-	ax, ay := a.x1-a.x0, a.y1-a.y0
-	bx, by := b.x1-b.x0, b.y1-b.y0
-	return ax*by - ay*bx
+// gaps appends to out the parts of run r not covered by the runs of the next row, and
+// returns it and those runs from the first that may cover a later run of r's row.
+func gaps(out []distance.Span, r distance.Span, next []distance.Span) ([]distance.Span, []distance.Span) {
+	for len(next) > 0 && next[0].B <= r.A {
+		next = next[1:]
+	}
+	x := r.A
+	for _, n := range next {
+		if n.A >= r.B {
+			break
+		}
+		if n.A > x {
+			out = append(out, distance.Span{A: x, B: n.A})
+		}
+		x = max(x, n.B)
+	}
+	if x < r.B {
+		out = append(out, distance.Span{A: x, B: r.B})
+	}
+	return out, next
 }
 
 // Hatch returns horizontal hatching of the blob mask b: for every row spacing apart
