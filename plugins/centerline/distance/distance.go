@@ -89,11 +89,13 @@ func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
 			for _, r := range rs.Row(y) {
 				run := row[r.A:r.B]
 				sc.g[0] = 0
+				reach := 0
 				for k, v := range run {
 					sc.g[k+1] = int64(v) * int64(v)
+					reach += int(v)
 				}
 				sc.g[len(run)+1] = 0
-				envelope(sc, len(run)+2, run, 1)
+				envelope(sc, len(run)+2, run, 1, reach)
 			}
 		}
 	})
@@ -343,16 +345,17 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 				// A run with no core pixel within r in any of its columns has none
 				// within r at all (the paths to it are longer): nothing to open. Most
 				// runs of a drawing's lines are so.
-				near := far
+				near, reach := far, 0
 				for k, v := range gRow[a:x] {
 					sc.g[k] = int64(v) * int64(v)
 					near = min(near, v)
+					reach += int(v)
 				}
 				if float64(near)*float64(near) > r2 {
 					continue
 				}
 				run := sc.out[:x-a]
-				envelope(sc, x-a, run, 0)
+				envelope(sc, x-a, run, 0, reach)
 				o := out[(y+b.y0)*w+b.x0+a:]
 				for k, v := range run {
 					o[k] = float64(v) <= r2
@@ -377,16 +380,24 @@ func newScratch(workers, n int) []rowScratch {
 	return sc
 }
 
-// shortRun is the most columns envelope takes one by one rather than by the scan.
-const shortRun = 7
+// envelope takes the columns one by one rather than by the scan when there are at most
+// shortRun of them, or when their column distances are at most shallowReach on
+// average: a pixel then looks at about as many columns each side as its own column
+// distance, fewer than the scan's steps per column (a horizontal line, a thin run
+// along a filled area's edge).
+const (
+	shortRun     = 7
+	shallowReach = 3
+)
 
 // envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where
-// sc.g holds the n squared column distances, by Meijster's lower-envelope scan: the
-// apexes of the parabolas still on the envelope (s) and the first x each one is the
-// lowest at (t), with sep the integer floor of their intersection.
-func envelope(sc *rowScratch, n int, out []int32, pad int) {
+// sc.g holds the n squared column distances, whose square roots add up to reach, by
+// Meijster's lower-envelope scan: the apexes of the parabolas still on the envelope
+// (s) and the first x each one is the lowest at (t), with sep the integer floor of
+// their intersection.
+func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
 	g := sc.g[:n]
-	if n <= shortRun {
+	if n <= shortRun || reach <= shallowReach*n {
 		// A few columns (a thin line's width): at each point, its own parabola and those
 		// of the columns near enough to be lower, dx² < the best so far.
 		for x := pad; x < n-pad; x++ {

@@ -97,9 +97,21 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 			// and much of the rest solid black.
 			x := 0
 			for ; x+1 < len(dst); x += 2 {
+				// Four pixels of paper at a time first: a drawing's wide margins.
+				for x+3 < len(dst) {
+					four := row[4*x : 4*x+16 : 4*x+16]
+					a, b := binary.LittleEndian.Uint64(four), binary.LittleEndian.Uint64(four[8:])
+					if !paper(a) || !paper(b) {
+						break
+					}
+					x += 4
+				}
+				if x+1 >= len(dst) {
+					break
+				}
 				two := binary.LittleEndian.Uint64(row[4*x:])
 				switch {
-				case two&0xff000000_ff000000 == 0 || two == 0xffffffff_ffffffff:
+				case paper(two):
 				case two == 0xff000000_ff000000:
 					dst[x], dst[x+1] = 255, 255
 				case two&0xff000000_ff000000 == 0xff000000_ff000000 && two&0xffffff_00ffffff == (two&0xff_000000ff)*0x010101:
@@ -115,6 +127,12 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 		}
 	})
 	return out
+}
+
+// paper says whether the two pixels of two (R, G, B and A of each from its low byte
+// up) are paper: transparent or opaque white.
+func paper(two uint64) bool {
+	return two&0xff000000_ff000000 == 0 || two == 0xffffffff_ffffffff
 }
 
 // darkness is 255 minus the lightness of pixel px (R, G, B and A from its low byte up)
