@@ -117,7 +117,11 @@ const runBand = 64
 
 // FindRuns returns the runs of shape pixels of each row of the w x h mask in, found in
 // bands of rows across the machine's cores.
-func FindRuns(in []bool, w, h int) Runs {
+func FindRuns(in []bool, w, h int) Runs { return findRuns(in, w, h, nil) }
+
+// findRuns is FindRuns within columns cols[y][0] <= x < cols[y][1] of each row y (all of
+// them when cols is nil): the mask is empty outside them.
+func findRuns(in []bool, w, h int, cols [][2]int) Runs {
 	h = max(h, 0)
 	rs := Runs{Start: make([]int32, h+1)}
 	if w <= 0 {
@@ -128,8 +132,11 @@ func FindRuns(in []bool, w, h int) Runs {
 		for b := lo; b < hi; b++ {
 			var sp []Span
 			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
-				row := in[y*w : (y+1)*w]
-				for x := 0; ; {
+				row, x := in[y*w:(y+1)*w], 0
+				if cols != nil {
+					row, x = row[:cols[y][1]], cols[y][0]
+				}
+				for {
 					a := nextSet(row, x, true)
 					if a == len(row) {
 						break
@@ -220,14 +227,23 @@ func runEnd(d []int32, w, x, y int, n int32) {
 // a core pixel c to a pixel p within reach, the pixels of p's row up to c's column are
 // nearer to c than p is, so nearer than any pixel outside the shape, and are in it.
 func Opening(in []bool, d []int32, w, h int, r float64) []bool {
+	out, _ := OpeningRuns(in, FindRuns(in, w, h), d, w, h, r)
+	return out
+}
+
+// OpeningRuns is Opening of the shape in whose runs are rs (FindRuns), which also
+// returns the runs of the opening: both the shape's and the opening's are read within
+// the opening's boxes alone.
+func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	r2 := r * r
 	least := math.Ceil(r2) // distances are whole numbers
 	if !(least <= math.MaxInt32) {
-		return nil
+		return nil, Runs{}
 	}
 	t := int32(least)
 	grow := int(math.Ceil(r))
 	var out []bool
+	var boxes []box
 	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
 	// common: each group of closer rows is opened in its own box, the group's cores
 	// grown by grow (boxes of different groups share no row), so that the paper
@@ -243,10 +259,11 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
 		// A column distance above r is as good as infinite.
 		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-			opening(in, d, t, b, uint8(far), r2, out)
+			opening(rs, d, t, b, uint8(far), r2, out)
 		} else {
-			opening(in, d, t, b, int32(far), r2, out)
+			opening(rs, d, t, b, int32(far), r2, out)
 		}
+		boxes = append(boxes, b)
 		b = box{x0: w, y0: -1, w: w}
 	}
 	// Each row's first and last core pixel (-1: none), found in bands of rows across the
@@ -254,19 +271,26 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 	ends := make([][2]int32, h)
 	_ = parallel.For(context.Background(), h, 16, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
-			row := d[y*w : (y+1)*w]
+			// Core pixels are shape pixels: the row's runs are looked at alone.
+			row, runs := d[y*w:(y+1)*w], rs.Row(y)
 			x0, x1 := -1, -1
-			for x, v := range row {
-				if v >= t {
-					x0 = x
-					break
+		first:
+			for _, r := range runs {
+				for x := int(r.A); x < int(r.B); x++ {
+					if row[x] >= t {
+						x0 = x
+						break first
+					}
 				}
 			}
 			if x0 >= 0 {
-				for x := w - 1; x >= x0; x-- {
-					if row[x] >= t {
-						x1 = x
-						break
+			last:
+				for k := len(runs) - 1; k >= 0; k-- {
+					for x := int(runs[k].B) - 1; x >= max(x0, int(runs[k].A)); x-- {
+						if row[x] >= t {
+							x1 = x
+							break last
+						}
 					}
 				}
 			}
@@ -287,14 +311,24 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		b.x0, b.x1, b.y1 = min(b.x0, x0), max(b.x1, x1), y
 	}
 	flush()
-	return out
+	if out == nil {
+		return nil, Runs{}
+	}
+	// The opening's runs, in its boxes' columns (nothing is open outside them).
+	cols := make([][2]int, h)
+	for _, b := range boxes {
+		for y := b.y0; y <= b.y1; y++ {
+			cols[y] = [2]int{b.x0, b.x1 + 1}
+		}
+	}
+	return out, findRuns(out, w, h, cols)
 }
 
 // box is a rectangle of pixels, corners included, of an image w pixels wide.
 type box struct{ x0, y0, x1, y1, w int }
 
 // opening is Opening's work on box b, with column distances of type T capped at far.
-func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 float64, out []bool) {
+func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, out []bool) {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	g := make([]T, bw*bh)
 	// The column distance to the core, capped at far, in one sweep down: counted from
@@ -334,14 +368,13 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 	_ = parallel.For(context.Background(), bh, 16, func(worker, lo, hi int) {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
-			inRow := in[(y+b.y0)*w+b.x0 : (y+b.y0)*w+b.x1+1]
 			gRow := g[y*bw : (y+1)*bw]
-			for x := 0; ; {
-				a := nextSet(inRow, x, true)
-				if a == len(inRow) {
-					break
+			for _, r := range rs.Row(y + b.y0) {
+				// The run's columns in the box, from its left edge.
+				a, x := max(int(r.A), b.x0)-b.x0, min(int(r.B), b.x1+1)-b.x0
+				if a >= x {
+					continue
 				}
-				x = nextSet(inRow, a, false)
 				// A run with no core pixel within r in any of its columns has none
 				// within r at all (the paths to it are longer): nothing to open. Most
 				// runs of a drawing's lines are so.

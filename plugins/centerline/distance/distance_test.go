@@ -3,6 +3,7 @@ package distance
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -117,9 +118,14 @@ func TestOpeningIsTheUnionOfTheDiscsThatFit(t *testing.T) {
 			}
 		}
 		check("Opening", Opening(in, d, tc.w, tc.h, tc.r))
+		out, runs := OpeningRuns(in, FindRuns(in, tc.w, tc.h), d, tc.w, tc.h, tc.r)
+		check("OpeningRuns", out)
+		if want := FindRuns(out, tc.w, tc.h); !slices.Equal(runs.Spans, want.Spans) || !slices.Equal(runs.Start, want.Start) {
+			t.Errorf("%s: the opening's runs are %v from %v, want %v from %v", tc.name, runs.Spans, runs.Start, want.Spans, want.Start)
+		}
 		// The wide distances used for radii over 253 pixels, on the whole image.
 		wide := make([]bool, len(in))
-		opening(in, d, int32(math.Ceil(r2)), box{0, 0, tc.w - 1, tc.h - 1, tc.w}, int32(math.Ceil(tc.r)+1), r2, wide)
+		opening(FindRuns(in, tc.w, tc.h), d, int32(math.Ceil(r2)), box{0, 0, tc.w - 1, tc.h - 1, tc.w}, int32(math.Ceil(tc.r)+1), r2, wide)
 		check("int32 distances", wide)
 	}
 	in := make([]bool, 100)

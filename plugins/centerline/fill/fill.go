@@ -16,8 +16,14 @@ import (
 // a disc of radius r fits in: the union of all such discs (the opening by the disc).
 // Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
-	out := distance.Opening(in, d, w, h, r)
-	if out == nil || !dropThin(out, d, r*r, w, h) {
+	return BlobsRuns(in, distance.FindRuns(in, w, h), d, w, h, r)
+}
+
+// BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
+// caller that has them.
+func BlobsRuns(in []bool, rs distance.Runs, d []int32, w, h int, r float64) []bool {
+	out, ors := distance.OpeningRuns(in, rs, d, w, h, r)
+	if out == nil || !dropThin(out, ors, d, r*r, w) {
 		return nil
 	}
 	return out
@@ -28,10 +34,11 @@ func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 // rim, with a core a pixel or two wide along its middle, and is traced as a stroke.
 const MinCoreShare = 0.2
 
-// dropThin clears the 8-connected parts of b whose core share (pixels whose squared
-// distance d is at least r2) is below MinCoreShare, and says whether anything is left.
-func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
-	r := findRuns(b, w, h)
+// dropThin clears the 8-connected parts of b (of runs rs, w pixels wide) whose core
+// share (pixels whose squared distance d is at least r2) is below MinCoreShare, and
+// says whether anything is left.
+func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) bool {
+	r := joinRuns(rs)
 	size := make([]int, r.len())
 	inCore := make([]int, r.len())
 	for i := range r.len() {
@@ -64,9 +71,6 @@ type runs struct {
 	y      []int32 // each run's row
 	parent []int32
 }
-
-// findRuns returns the runs of the w x h mask b and their parts.
-func findRuns(b []bool, w, h int) runs { return joinRuns(distance.FindRuns(b, w, h)) }
 
 // joinRuns returns the parts of the runs rs of a mask.
 func joinRuns(rs distance.Runs) runs {
