@@ -62,17 +62,22 @@ func (m *Image) At(x, y int) uint8 {
 func (m *Image) Bilinear(x, y float64) float64 {
 	x -= 0.5
 	y -= 0.5
+	if x >= 0 && y >= 0 && x < float64(m.W-1) && y < float64(m.H-1) {
+		// Inside (most samples): the four pixels read as one slice, and the floor of a
+		// coordinate that is not negative is its integer part.
+		i, j := int(x), int(y)
+		fx, fy := x-float64(i), y-float64(j)
+		k := j*m.W + i
+		p := m.Pix[k : k+m.W+2 : k+m.W+2]
+		v00, v10, v01, v11 := p[0], p[1], p[m.W], p[m.W+1]
+		a := float64(v00)*(1-fx) + float64(v10)*fx
+		b := float64(v01)*(1-fx) + float64(v11)*fx
+		return (a*(1-fy) + b*fy) / 255
+	}
 	x0, y0 := math.Floor(x), math.Floor(y)
 	fx, fy := x-x0, y-y0
 	i, j := int(x0), int(y0)
-	var v00, v10, v01, v11 uint8
-	if i >= 0 && j >= 0 && i+1 < m.W && j+1 < m.H {
-		// Inside: the four pixels without a bounds test each.
-		p := m.Pix[j*m.W+i:]
-		v00, v10, v01, v11 = p[0], p[1], p[m.W], p[m.W+1]
-	} else {
-		v00, v10, v01, v11 = m.At(i, j), m.At(i+1, j), m.At(i, j+1), m.At(i+1, j+1)
-	}
+	v00, v10, v01, v11 := m.At(i, j), m.At(i+1, j), m.At(i, j+1), m.At(i+1, j+1)
 	a := float64(v00)*(1-fx) + float64(v10)*fx
 	b := float64(v01)*(1-fx) + float64(v11)*fx
 	return (a*(1-fy) + b*fy) / 255
