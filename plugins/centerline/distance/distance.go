@@ -119,9 +119,15 @@ const runBand = 64
 // bands of rows across the machine's cores.
 func FindRuns(in []bool, w, h int) Runs { return findRuns(in, w, h, nil) }
 
-// findRuns is FindRuns within columns cols[y][0] <= x < cols[y][1] of each row y (all of
-// them when cols is nil): the mask is empty outside them.
-func findRuns(in []bool, w, h int, cols [][2]int) Runs {
+// FindRunsWithin returns the runs of the mask in, w pixels wide, that lies within the
+// shape whose runs are shape (FindRuns): only the shape's pixels are read.
+func FindRunsWithin(in []bool, shape Runs, w int) Runs {
+	return findRuns(in, w, len(shape.Start)-1, &shape)
+}
+
+// findRuns is FindRuns of the mask in, which is empty outside the runs of within (all
+// rows when within is nil).
+func findRuns(in []bool, w, h int, within *Runs) Runs {
 	h = max(h, 0)
 	rs := Runs{Start: make([]int32, h+1)}
 	if w <= 0 {
@@ -132,17 +138,13 @@ func findRuns(in []bool, w, h int, cols [][2]int) Runs {
 		for b := lo; b < hi; b++ {
 			var sp []Span
 			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
-				row, x := in[y*w:(y+1)*w], 0
-				if cols != nil {
-					row, x = row[:cols[y][1]], cols[y][0]
-				}
-				for {
-					a := nextSet(row, x, true)
-					if a == len(row) {
-						break
+				row := in[y*w : (y+1)*w]
+				if within == nil {
+					sp = appendRuns(sp, row, 0, w)
+				} else {
+					for _, r := range within.Row(y) {
+						sp = appendRuns(sp, row, int(r.A), int(r.B))
 					}
-					x = nextSet(row, a, false)
-					sp = append(sp, Span{int32(a), int32(x)})
 				}
 				rs.Start[y+1] = int32(len(sp)) // within the band, for now
 			}
@@ -162,6 +164,19 @@ func findRuns(in []bool, w, h int, cols [][2]int) Runs {
 		rs.Spans = append(rs.Spans, sp...)
 	}
 	return rs
+}
+
+// appendRuns appends to sp the runs of row within columns x0 <= x < x1.
+func appendRuns(sp []Span, row []bool, x0, x1 int) []Span {
+	row = row[:x1]
+	for x := x0; ; {
+		a := nextSet(row, x, true)
+		if a == len(row) {
+			return sp
+		}
+		x = nextSet(row, a, false)
+		sp = append(sp, Span{int32(a), int32(x)})
+	}
 }
 
 // nextSet returns the index of the first element of row from x on that is v, or
@@ -314,14 +329,18 @@ func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Ru
 	if out == nil {
 		return nil, Runs{}
 	}
-	// The opening's runs, in its boxes' columns (nothing is open outside them).
-	cols := make([][2]int, h)
+	// The opening's runs, in its boxes (nothing is open outside them).
+	inBox := Runs{Start: make([]int32, h+1)}
 	for _, b := range boxes {
 		for y := b.y0; y <= b.y1; y++ {
-			cols[y] = [2]int{b.x0, b.x1 + 1}
+			inBox.Spans = append(inBox.Spans, Span{int32(b.x0), int32(b.x1 + 1)})
+			inBox.Start[y+1] = int32(len(inBox.Spans))
 		}
 	}
-	return out, findRuns(out, w, h, cols)
+	for y := 1; y <= h; y++ {
+		inBox.Start[y] = max(inBox.Start[y], inBox.Start[y-1])
+	}
+	return out, findRuns(out, w, h, &inBox)
 }
 
 // box is a rectangle of pixels, corners included, of an image w pixels wide.

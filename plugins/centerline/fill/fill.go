@@ -167,8 +167,16 @@ type Pt struct{ X, Y float64 }
 // leave a corner as reach it, paired by that rule, so each crack has one successor and
 // one predecessor, and the boundaries are the cycles of cracks. Each is listed from its
 // first crack in raster order (pixel, then number), in the order of those cracks.
-func Outlines(b []bool, w, h int) [][]Pt {
-	rs := distance.FindRuns(b, w, h)
+func Outlines(b []bool, w, h int) [][]Pt { return outlines(b, distance.FindRuns(b, w, h), w, h) }
+
+// Outlines is the package's Outlines of the mask b, which lies within the shape p
+// numbers the parts of: b is read at the shape's pixels alone.
+func (p *Parts) Outlines(b []bool) [][]Pt {
+	return outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1)
+}
+
+// outlines is Outlines of the w x h mask b whose runs are rs.
+func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 	y0, y1 := -1, -1 // the rows with pixels of b
 	for y := range h {
 		if rs.Start[y+1] > rs.Start[y] {

@@ -257,7 +257,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	var fills []loop
 	if blobs != nil {
-		polys, firsts := outlinePolys(blobs, w, h, g, level)
+		polys, firsts := outlinePolys(parts(), blobs, g, level)
 		if o.Width != WidthFixed {
 			// The outlines that fitOutlines keeps (each fits to one segment or more).
 			k := 0
@@ -295,10 +295,11 @@ type loop struct {
 	first fill.Pt
 }
 
-// outlinePolys returns the outlines of the w x h mask b, moved to the ink's edge, and
-// the first point of each before it was moved (which tells the part it is beside).
-func outlinePolys(b []bool, w, h int, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
-	polys := fill.Outlines(b, w, h)
+// outlinePolys returns the outlines of the mask b, within the ink whose parts are
+// parts, moved to the ink's edge, and the first point of each before it was moved
+// (which tells the part it is beside).
+func outlinePolys(parts *fill.Parts, b []bool, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
+	polys := parts.Outlines(b)
 	firsts := make([]fill.Pt, len(polys))
 	for i, poly := range polys {
 		firsts[i] = poly[0]
@@ -422,7 +423,7 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *in
 	var wholePart []int
 	sub := parts.Select(redraw)
 	if sub != nil {
-		wp, wf := outlinePolys(sub, w, h, g, level)
+		wp, wf := outlinePolys(parts, sub, g, level)
 		// An outline beside no part counts for nothing.
 		beside := make([]int, len(wp))
 		for i := range wp {
