@@ -189,8 +189,30 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 	if y0 < 0 {
 		return nil
 	}
-	// set reports pixel (x, y) of b, false off the image.
-	set := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && b[y*w+x] }
+	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
+	// crackNext takes them (pixels off the image are not set).
+	corner := func(cx, cy int) int {
+		c := 0
+		if cy > 0 {
+			row := b[(cy-1)*w : cy*w]
+			if cx > 0 && row[cx-1] {
+				c |= 1
+			}
+			if cx < w && row[cx] {
+				c |= 2
+			}
+		}
+		if cy < h {
+			row := b[cy*w : (cy+1)*w]
+			if cx > 0 && row[cx-1] {
+				c |= 4
+			}
+			if cx < w && row[cx] {
+				c |= 8
+			}
+		}
+		return c
+	}
 	// used marks the horizontal cracks already traced, two bits per pixel of rows y0
 	// to y1 (top, bottom): a boundary's first crack is one (see below).
 	used := make([]uint64, ((y1-y0+1)*w*2+63)/64)
@@ -202,47 +224,38 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 				k := ((y-y0)*w+x)*2 + side>>1
 				used[k>>6] |= 1 << (k & 63)
 			}
-			// The crack's midpoint, its end corner (cx, cy) and its direction.
-			var cx, cy, dx, dy int
+			// The crack's midpoint and its end corner (cx, cy).
+			var cx, cy int
 			switch side {
 			case 0:
 				poly = append(poly, Pt{float64(x) + 0.5, float64(y)})
-				cx, cy, dx, dy = x+1, y, 1, 0
+				cx, cy = x+1, y
 			case 1:
 				poly = append(poly, Pt{float64(x + 1), float64(y) + 0.5})
-				cx, cy, dx, dy = x+1, y+1, 0, 1
+				cx, cy = x+1, y+1
 			case 2:
 				poly = append(poly, Pt{float64(x) + 0.5, float64(y + 1)})
-				cx, cy, dx, dy = x, y+1, -1, 0
+				cx, cy = x, y+1
 			default:
 				poly = append(poly, Pt{float64(x), float64(y) + 0.5})
-				cx, cy, dx, dy = x, y, 0, -1
+				cx, cy = x, y
 			}
-			// The pixels around the corner: nw, ne, sw and se of it. The crack leaving
-			// it rightwards is se's top, leftwards nw's bottom, downwards sw's right
-			// and upwards ne's left; the boundary takes the first of a right turn,
-			// straight on and a left turn that is a crack.
-			nw, ne, sw, se := set(cx-1, cy-1), set(cx, cy-1), set(cx-1, cy), set(cx, cy)
-			next := false
-			for _, dir := range [3][2]int{{-dy, dx}, {dx, dy}, {dy, -dx}} {
-				switch {
-				case dir[0] == 1 && se && !ne:
-					x, y, side = cx, cy, 0
-				case dir[0] == -1 && nw && !sw:
-					x, y, side = cx-1, cy-1, 2
-				case dir[1] == 1 && sw && !se:
-					x, y, side = cx-1, cy, 1
-				case dir[1] == -1 && ne && !nw:
-					x, y, side = cx, cy-1, 3
-				default:
-					continue
-				}
-				next = true
-				break
+			next := crackNext[side][corner(cx, cy)]
+			// The next crack's pixel, beside the corner.
+			switch next {
+			case 0:
+				x, y = cx, cy
+			case 1:
+				x, y = cx-1, cy
+			case 2:
+				x, y = cx-1, cy-1
+			case 3:
+				x, y = cx, cy-1
 			}
-			if !next || x == fx && y == fy && side == fside {
+			if next < 0 || x == fx && y == fy && int(next) == fside {
 				break // back at the first crack (a crack always has a successor)
 			}
+			side = int(next)
 		}
 		if len(poly) >= 3 {
 			polys = append(polys, poly)
@@ -303,6 +316,41 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 	}
 	return polys
 }
+
+// crackNext[side][c] is the side (0 to 3, as Outlines numbers them) of the crack that
+// follows a crack of the given side at its end corner, whose four pixels are c (bit 0
+// the pixel above left, 1 above right, 2 below left, 3 below right), or -1 when none
+// does. The crack leaving a corner rightwards is the top of the pixel below right,
+// leftwards the bottom of the pixel above left, downwards the right of the pixel below
+// left and upwards the left of the pixel above right; the boundary takes the first of
+// a right turn, straight on and a left turn that is a crack.
+var crackNext = func() (t [4][16]int8) {
+	dirs := [4][2]int{{1, 0}, {0, 1}, {-1, 0}, {0, -1}} // each side's direction
+	for side, d := range dirs {
+		for c := range 16 {
+			nw, ne, sw, se := c&1 != 0, c&2 != 0, c&4 != 0, c&8 != 0
+			t[side][c] = -1
+			for _, dir := range [3][2]int{{-d[1], d[0]}, d, {d[1], -d[0]}} {
+				next := -1
+				switch {
+				case dir[0] == 1 && se && !ne:
+					next = 0
+				case dir[0] == -1 && nw && !sw:
+					next = 2
+				case dir[1] == 1 && sw && !se:
+					next = 1
+				case dir[1] == -1 && ne && !nw:
+					next = 3
+				}
+				if next >= 0 {
+					t[side][c] = int8(next)
+					break
+				}
+			}
+		}
+	}
+	return t
+}()
 
 // gaps appends to out the parts of run r not covered by the runs of the next row, and
 // returns it and those runs from the first that may cover a later run of r's row.
