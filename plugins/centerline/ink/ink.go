@@ -97,26 +97,24 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 		for y := lo; y < hi; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			dst := out.Pix[y*w : (y+1)*w]
-			// Two pixels (eight bytes) at a time: most of a drawing is paper,
-			// transparent or opaque white, whose darkness is 0 (dst is 0 already),
-			// and much of the rest solid black.
+			// Two pixels (eight bytes) at a time, and four along paper: most of a
+			// drawing is paper, transparent or opaque white, whose darkness is 0 (dst
+			// is 0 already), and much of the rest solid black.
 			x := 0
 			for ; x+1 < len(dst); x += 2 {
-				// Four pixels of paper at a time first: a drawing's wide margins.
-				for x+3 < len(dst) {
-					four := row[4*x : 4*x+16 : 4*x+16]
-					a, b := binary.LittleEndian.Uint64(four), binary.LittleEndian.Uint64(four[8:])
-					if !paper(a) || !paper(b) {
-						break
-					}
-					x += 4
-				}
-				if x+1 >= len(dst) {
-					break
-				}
 				two := binary.LittleEndian.Uint64(row[4*x:])
+				if paper(two) {
+					// Paper: the four pixels after it too, while they are.
+					for x+5 < len(dst) {
+						four := row[4*x+8 : 4*x+24 : 4*x+24]
+						if !paper(binary.LittleEndian.Uint64(four)) || !paper(binary.LittleEndian.Uint64(four[8:])) {
+							break
+						}
+						x += 4
+					}
+					continue
+				}
 				switch {
-				case paper(two):
 				case two == 0xff000000_ff000000:
 					dst[x], dst[x+1] = 255, 255
 				case two&0xff000000_ff000000 == 0xff000000_ff000000 && two&0xffffff_00ffffff == (two&0xff_000000ff)*0x010101:
