@@ -185,13 +185,30 @@ func (m *Mask) Count() int {
 // (Stretch), thresholded as in Fixed mode; in the others g itself and Threshold's mask.
 func Binarise(g *Image, mode Mode, level float64) (*Image, *Mask) {
 	if mode == Auto {
-		var dim bool
-		if g, dim = Flatten(g); dim {
+		// The fixed threshold's mask is found in Flatten's read of g, and kept unless
+		// the lighting is divided out.
+		m := NewMask(g.W, g.H)
+		f, dim, found := flatten(g, m.Pix, fixedLevel(level))
+		if !dim && found {
+			return g, m
+		}
+		if g = f; dim {
 			Stretch(g)
 		}
 		mode = Fixed
 	}
 	return g, Threshold(g, mode, level)
+}
+
+// fixedLevel returns the darkness above which a pixel is ink at luma threshold level
+// in Fixed mode: darkness is whole, so above 255 - level means above its floor (and no
+// level that is not a number makes anything ink).
+func fixedLevel(level float64) int {
+	tb := 255
+	if t := math.Floor(255 - level); t < 255 {
+		tb = int(max(t, -1))
+	}
+	return tb
 }
 
 // Threshold returns the ink mask of g: pixels whose darkness is above 255 - level in
@@ -208,12 +225,7 @@ func Threshold(g *Image, mode Mode, level float64) *Mask {
 	case Adaptive:
 		sauvola(g, m, 0.2)
 	default:
-		// Darkness is whole: above 255 - level means above its floor (and no level
-		// that is not a number makes anything ink).
-		tb := 255
-		if t := math.Floor(255 - level); t < 255 {
-			tb = int(max(t, -1))
-		}
+		tb := fixedLevel(level)
 		_ = parallel.For(context.Background(), len(g.Pix), 1<<16, func(_, lo, hi int) {
 			pix, out := g.Pix[lo:hi], m.Pix[lo:hi]
 			// Eight pixels of paper (darkness 0, never ink unless tb < 0) at a time:
