@@ -21,13 +21,17 @@ import (
 // outside of the image counts as false, so a shape touching the border is measured to
 // it. Pixels where in is false get 0.
 func Transform(in []bool, w, h int) []int32 {
+	return TransformRuns(in, FindRuns(in, w, h), w, h)
+}
+
+// TransformRuns is Transform of the mask in whose runs are rs (FindRuns), for a caller
+// that keeps them: the later stages of a trace read the ink's runs too.
+func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
 	d := make([]int32, w*h)
 	if w <= 0 || h <= 0 {
 		return d
 	}
-	// The runs of shape pixels of each row, found once (a drawing is mostly paper): both
-	// phases then work on the runs alone.
-	rs := findRuns(in, w, h)
+	// Both phases work on the runs of shape pixels alone (a drawing is mostly paper).
 	// Phase 1, per column: the distance to the nearest pixel outside the shape in the
 	// same column (the outside of the image above and below counts). A sweep down
 	// counts each run of shape pixels from its top; where the run ends (at paper or at
@@ -82,88 +86,138 @@ func Transform(in []bool, w, h int) []int32 {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
 			row := d[y*w : (y+1)*w]
-			for _, r := range rs.row(y) {
-				run := row[r.a:r.b]
+			for _, r := range rs.Row(y) {
+				run := row[r.A:r.B]
 				sc.g[0] = 0
+				reach := 0
 				for k, v := range run {
 					sc.g[k+1] = int64(v) * int64(v)
+					reach += int(v)
 				}
 				sc.g[len(run)+1] = 0
-				envelope(sc, len(run)+2, run, 1)
+				envelope(sc, len(run)+2, run, 1, reach)
 			}
 		}
 	})
 	return d
 }
 
-// span is a run of shape pixels a <= x < b of a row.
-type span struct{ a, b int32 }
+// Span is a run of shape pixels A <= x < B of a row.
+type Span struct{ A, B int32 }
 
-// rowRuns are the runs of shape pixels of an image's rows, found in bands of rows:
-// row y's are spans[y/runBand][ends[y-1]:ends[y]] (from 0 at a band's first row).
-type rowRuns struct {
-	spans [][]span
-	ends  []int32
+// Runs are the runs of shape pixels of a mask's rows, in raster order: row y's are
+// Spans[Start[y]:Start[y+1]].
+type Runs struct {
+	Spans []Span
+	Start []int32
 }
 
-// runBand is the number of rows findRuns takes at a time.
+// runBand is the number of rows FindRuns takes at a time.
 const runBand = 64
 
-// findRuns returns the runs of shape pixels of each row of the w x h mask in, in bands
-// of rows across the machine's cores.
-func findRuns(in []bool, w, h int) rowRuns {
-	rs := rowRuns{spans: make([][]span, (h+runBand-1)/runBand), ends: make([]int32, h)}
-	_ = parallel.For(context.Background(), len(rs.spans), 1, func(_, lo, hi int) {
+// FindRuns returns the runs of shape pixels of each row of the w x h mask in, found in
+// bands of rows across the machine's cores.
+func FindRuns(in []bool, w, h int) Runs { return findRuns(in, w, h, nil) }
+
+// FindRunsWithin returns the runs of the mask in, w pixels wide, that lies within the
+// shape whose runs are shape (FindRuns): only the shape's pixels are read.
+func FindRunsWithin(in []bool, shape Runs, w int) Runs {
+	return findRuns(in, w, len(shape.Start)-1, &shape)
+}
+
+// findRuns is FindRuns of the mask in, which is empty outside the runs of within (all
+// rows when within is nil).
+func findRuns(in []bool, w, h int, within *Runs) Runs {
+	h = max(h, 0)
+	rs := Runs{Start: make([]int32, h+1)}
+	if w <= 0 {
+		return rs
+	}
+	bands := make([][]Span, (h+runBand-1)/runBand)
+	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
-			var sp []span
+			var sp []Span
 			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
 				row := in[y*w : (y+1)*w]
-				for x := 0; ; {
-					for x < len(row) && !row[x] {
-						x++ // paper, most of a drawing: a tight loop
+				if within == nil {
+					sp = appendRuns(sp, row, 0, w)
+				} else {
+					for _, r := range within.Row(y) {
+						sp = appendRuns(sp, row, int(r.A), int(r.B))
 					}
-					if x == len(row) {
-						break
-					}
-					a := x
-					for x < len(row) && row[x] {
-						x++
-					}
-					sp = append(sp, span{int32(a), int32(x)})
 				}
-				rs.ends[y] = int32(len(sp))
+				rs.Start[y+1] = int32(len(sp)) // within the band, for now
 			}
-			rs.spans[b] = sp
+			bands[b] = sp
 		}
 	})
+	n := 0
+	for _, sp := range bands {
+		n += len(sp)
+	}
+	rs.Spans = make([]Span, 0, n)
+	for b, sp := range bands {
+		base := int32(len(rs.Spans))
+		for y := b*runBand + 1; y <= min(h, (b+1)*runBand); y++ {
+			rs.Start[y] += base
+		}
+		rs.Spans = append(rs.Spans, sp...)
+	}
 	return rs
 }
 
-// row returns the runs of row y.
-func (rs rowRuns) row(y int) []span {
-	var from int32
-	if y%runBand != 0 {
-		from = rs.ends[y-1]
+// appendRuns appends to sp the runs of row within columns x0 <= x < x1.
+func appendRuns(sp []Span, row []bool, x0, x1 int) []Span {
+	row = row[:x1]
+	for x := x0; ; {
+		a := nextSet(row, x, true)
+		if a == len(row) {
+			return sp
+		}
+		x = nextSet(row, a, false)
+		sp = append(sp, Span{int32(a), int32(x)})
 	}
-	return rs.spans[y/runBand][from:rs.ends[y]]
 }
+
+// nextSet returns the index of the first element of row from x on that is v, or
+// len(row). Eight elements are tested at a time and the loop runs a test per element
+// within them: paper, most of a drawing, is skipped at a few instructions a pixel.
+func nextSet(row []bool, x int, v bool) int {
+	r := row[x:]
+	i := 0
+	for ; i+8 <= len(r); i += 8 {
+		q := r[i : i+8 : i+8]
+		if q[0] == v || q[1] == v || q[2] == v || q[3] == v || q[4] == v || q[5] == v || q[6] == v || q[7] == v {
+			break
+		}
+	}
+	for ; i < len(r); i++ {
+		if r[i] == v {
+			return x + i
+		}
+	}
+	return len(row)
+}
+
+// Row returns the runs of row y.
+func (rs Runs) Row(y int) []Span { return rs.Spans[rs.Start[y]:rs.Start[y+1]] }
 
 // within returns the runs of row y that reach into the columns lo <= x < hi (the first
 // and the last may reach out of them: see clip).
-func (rs rowRuns) within(y, lo, hi int) []span {
-	r := rs.row(y)
+func (rs Runs) within(y, lo, hi int) []Span {
+	r := rs.Row(y)
 	// The first run ending past lo, and the first starting at hi or later.
-	i, _ := slices.BinarySearchFunc(r, int32(lo), func(s span, x int32) int { return cmp.Compare(s.b-1, x) })
+	i, _ := slices.BinarySearchFunc(r, int32(lo), func(s Span, x int32) int { return cmp.Compare(s.B-1, x) })
 	j := i
-	for j < len(r) && r[j].a < int32(hi) {
+	for j < len(r) && r[j].A < int32(hi) {
 		j++
 	}
 	return r[i:j]
 }
 
 // clip returns the columns of run s within lo <= x < hi.
-func clip(s span, lo, hi int) (int, int) {
-	return max(int(s.a), lo), min(int(s.b), hi)
+func clip(s Span, lo, hi int) (int, int) {
+	return max(int(s.A), lo), min(int(s.B), hi)
 }
 
 // runEnd sets the lower half of the run of shape pixels of column x that ends above row
@@ -188,14 +242,23 @@ func runEnd(d []int32, w, x, y int, n int32) {
 // a core pixel c to a pixel p within reach, the pixels of p's row up to c's column are
 // nearer to c than p is, so nearer than any pixel outside the shape, and are in it.
 func Opening(in []bool, d []int32, w, h int, r float64) []bool {
+	out, _ := OpeningRuns(in, FindRuns(in, w, h), d, w, h, r)
+	return out
+}
+
+// OpeningRuns is Opening of the shape in whose runs are rs (FindRuns), which also
+// returns the runs of the opening: both the shape's and the opening's are read within
+// the opening's boxes alone.
+func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	r2 := r * r
 	least := math.Ceil(r2) // distances are whole numbers
 	if !(least <= math.MaxInt32) {
-		return nil
+		return nil, Runs{}
 	}
 	t := int32(least)
 	grow := int(math.Ceil(r))
 	var out []bool
+	var boxes []box
 	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
 	// common: each group of closer rows is opened in its own box, the group's cores
 	// grown by grow (boxes of different groups share no row), so that the paper
@@ -211,10 +274,11 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
 		// A column distance above r is as good as infinite.
 		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-			opening(in, d, t, b, uint8(far), r2, out)
+			opening(rs, d, t, b, uint8(far), r2, out)
 		} else {
-			opening(in, d, t, b, int32(far), r2, out)
+			opening(rs, d, t, b, int32(far), r2, out)
 		}
+		boxes = append(boxes, b)
 		b = box{x0: w, y0: -1, w: w}
 	}
 	// Each row's first and last core pixel (-1: none), found in bands of rows across the
@@ -222,19 +286,26 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 	ends := make([][2]int32, h)
 	_ = parallel.For(context.Background(), h, 16, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
-			row := d[y*w : (y+1)*w]
+			// Core pixels are shape pixels: the row's runs are looked at alone.
+			row, runs := d[y*w:(y+1)*w], rs.Row(y)
 			x0, x1 := -1, -1
-			for x, v := range row {
-				if v >= t {
-					x0 = x
-					break
+		first:
+			for _, r := range runs {
+				for x := int(r.A); x < int(r.B); x++ {
+					if row[x] >= t {
+						x0 = x
+						break first
+					}
 				}
 			}
 			if x0 >= 0 {
-				for x := w - 1; x >= x0; x-- {
-					if row[x] >= t {
-						x1 = x
-						break
+			last:
+				for k := len(runs) - 1; k >= 0; k-- {
+					for x := int(runs[k].B) - 1; x >= max(x0, int(runs[k].A)); x-- {
+						if row[x] >= t {
+							x1 = x
+							break last
+						}
 					}
 				}
 			}
@@ -255,14 +326,28 @@ func Opening(in []bool, d []int32, w, h int, r float64) []bool {
 		b.x0, b.x1, b.y1 = min(b.x0, x0), max(b.x1, x1), y
 	}
 	flush()
-	return out
+	if out == nil {
+		return nil, Runs{}
+	}
+	// The opening's runs, in its boxes (nothing is open outside them).
+	inBox := Runs{Start: make([]int32, h+1)}
+	for _, b := range boxes {
+		for y := b.y0; y <= b.y1; y++ {
+			inBox.Spans = append(inBox.Spans, Span{int32(b.x0), int32(b.x1 + 1)})
+			inBox.Start[y+1] = int32(len(inBox.Spans))
+		}
+	}
+	for y := 1; y <= h; y++ {
+		inBox.Start[y] = max(inBox.Start[y], inBox.Start[y-1])
+	}
+	return out, findRuns(out, w, h, &inBox)
 }
 
 // box is a rectangle of pixels, corners included, of an image w pixels wide.
 type box struct{ x0, y0, x1, y1, w int }
 
 // opening is Opening's work on box b, with column distances of type T capped at far.
-func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 float64, out []bool) {
+func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, out []bool) {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	g := make([]T, bw*bh)
 	// The column distance to the core, capped at far, in one sweep down: counted from
@@ -302,32 +387,27 @@ func opening[T uint8 | int32](in []bool, d []int32, t int32, b box, far T, r2 fl
 	_ = parallel.For(context.Background(), bh, 16, func(worker, lo, hi int) {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
-			inRow := in[(y+b.y0)*w+b.x0 : (y+b.y0)*w+b.x1+1]
 			gRow := g[y*bw : (y+1)*bw]
-			for x := 0; ; {
-				for x < len(inRow) && !inRow[x] {
-					x++ // paper: a tight loop
-				}
-				if x == len(inRow) {
-					break
-				}
-				a := x
-				for x < len(inRow) && inRow[x] {
-					x++
+			for _, r := range rs.Row(y + b.y0) {
+				// The run's columns in the box, from its left edge.
+				a, x := max(int(r.A), b.x0)-b.x0, min(int(r.B), b.x1+1)-b.x0
+				if a >= x {
+					continue
 				}
 				// A run with no core pixel within r in any of its columns has none
 				// within r at all (the paths to it are longer): nothing to open. Most
 				// runs of a drawing's lines are so.
-				near := far
+				near, reach := far, 0
 				for k, v := range gRow[a:x] {
 					sc.g[k] = int64(v) * int64(v)
 					near = min(near, v)
+					reach += int(v)
 				}
 				if float64(near)*float64(near) > r2 {
 					continue
 				}
 				run := sc.out[:x-a]
-				envelope(sc, x-a, run, 0)
+				envelope(sc, x-a, run, 0, reach)
 				o := out[(y+b.y0)*w+b.x0+a:]
 				for k, v := range run {
 					o[k] = float64(v) <= r2
@@ -352,16 +432,24 @@ func newScratch(workers, n int) []rowScratch {
 	return sc
 }
 
-// shortRun is the most columns envelope takes one by one rather than by the scan.
-const shortRun = 7
+// envelope takes the columns one by one rather than by the scan when there are at most
+// shortRun of them, or when their column distances are at most shallowReach on
+// average: a pixel then looks at about as many columns each side as its own column
+// distance, fewer than the scan's steps per column (a horizontal line, a thin run
+// along a filled area's edge).
+const (
+	shortRun     = 7
+	shallowReach = 3
+)
 
 // envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where
-// sc.g holds the n squared column distances, by Meijster's lower-envelope scan: the
-// apexes of the parabolas still on the envelope (s) and the first x each one is the
-// lowest at (t), with sep the integer floor of their intersection.
-func envelope(sc *rowScratch, n int, out []int32, pad int) {
+// sc.g holds the n squared column distances, whose square roots add up to reach, by
+// Meijster's lower-envelope scan: the apexes of the parabolas still on the envelope
+// (s) and the first x each one is the lowest at (t), with sep the integer floor of
+// their intersection.
+func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
 	g := sc.g[:n]
-	if n <= shortRun {
+	if n <= shortRun || reach <= shallowReach*n {
 		// A few columns (a thin line's width): at each point, its own parabola and those
 		// of the columns near enough to be lower, dx² < the best so far.
 		for x := pad; x < n-pad; x++ {

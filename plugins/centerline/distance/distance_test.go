@@ -3,6 +3,7 @@ package distance
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -117,9 +118,14 @@ func TestOpeningIsTheUnionOfTheDiscsThatFit(t *testing.T) {
 			}
 		}
 		check("Opening", Opening(in, d, tc.w, tc.h, tc.r))
+		out, runs := OpeningRuns(in, FindRuns(in, tc.w, tc.h), d, tc.w, tc.h, tc.r)
+		check("OpeningRuns", out)
+		if want := FindRuns(out, tc.w, tc.h); !slices.Equal(runs.Spans, want.Spans) || !slices.Equal(runs.Start, want.Start) {
+			t.Errorf("%s: the opening's runs are %v from %v, want %v from %v", tc.name, runs.Spans, runs.Start, want.Spans, want.Start)
+		}
 		// The wide distances used for radii over 253 pixels, on the whole image.
 		wide := make([]bool, len(in))
-		opening(in, d, int32(math.Ceil(r2)), box{0, 0, tc.w - 1, tc.h - 1, tc.w}, int32(math.Ceil(tc.r)+1), r2, wide)
+		opening(FindRuns(in, tc.w, tc.h), d, int32(math.Ceil(r2)), box{0, 0, tc.w - 1, tc.h - 1, tc.w}, int32(math.Ceil(tc.r)+1), r2, wide)
 		check("int32 distances", wide)
 	}
 	in := make([]bool, 100)
@@ -133,4 +139,29 @@ func abs(v int) int {
 		return -v
 	}
 	return v
+}
+
+func TestFindRunsWithinAShapeAreTheMasksRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		name       string
+		w, h       int
+		shape, sub float64 // the shares of pixels in the shape, and of those in the mask
+	}{
+		{"a sparse shape", 50, 30, 0.3, 0.5},
+		{"a dense shape, most of it in the mask", 40, 40, 0.9, 0.9},
+		{"all of the shape", 30, 20, 0.6, 1.01},
+		{"none of it", 30, 20, 0.6, 0},
+		{"a single row", 70, 1, 0.5, 0.5},
+	} {
+		shape, in := make([]bool, tc.w*tc.h), make([]bool, tc.w*tc.h)
+		for i := range shape {
+			shape[i] = r.Float64() < tc.shape
+			in[i] = shape[i] && r.Float64() < tc.sub
+		}
+		got, want := FindRunsWithin(in, FindRuns(shape, tc.w, tc.h), tc.w), FindRuns(in, tc.w, tc.h)
+		if !slices.Equal(got.Spans, want.Spans) || !slices.Equal(got.Start, want.Start) {
+			t.Errorf("%s: runs %v from %v, want %v from %v", tc.name, got.Spans, got.Start, want.Spans, want.Start)
+		}
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 )
 
 // dropThinByFlood is dropThin by its definition: a flood fill of each 8-connected part.
@@ -70,7 +72,7 @@ func TestDropThinEqualsAFloodFillOfEachPart(t *testing.T) {
 		want := slices.Clone(b)
 		wantLeft := dropThinByFlood(want, d, 6.5, tc.w, tc.h)
 		before := slices.Clone(b)
-		left := dropThin(b, d, 6.5, tc.w, tc.h)
+		left := dropThin(b, distance.FindRuns(b, tc.w, tc.h), d, 6.5, tc.w)
 		if left != wantLeft || !slices.Equal(b, want) {
 			t.Errorf("%s: dropThin left %v and %v, want %v and %v", tc.name, left, b, wantLeft, want)
 		}

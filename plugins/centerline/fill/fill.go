@@ -5,7 +5,6 @@ package fill
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
@@ -17,8 +16,14 @@ import (
 // a disc of radius r fits in: the union of all such discs (the opening by the disc).
 // Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
-	out := distance.Opening(in, d, w, h, r)
-	if out == nil || !dropThin(out, d, r*r, w, h) {
+	return BlobsRuns(in, distance.FindRuns(in, w, h), d, w, h, r)
+}
+
+// BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
+// caller that has them.
+func BlobsRuns(in []bool, rs distance.Runs, d []int32, w, h int, r float64) []bool {
+	out, ors := distance.OpeningRuns(in, rs, d, w, h, r)
+	if out == nil || !dropThin(out, ors, d, r*r, w) {
 		return nil
 	}
 	return out
@@ -29,10 +34,11 @@ func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 // rim, with a core a pixel or two wide along its middle, and is traced as a stroke.
 const MinCoreShare = 0.2
 
-// dropThin clears the 8-connected parts of b whose core share (pixels whose squared
-// distance d is at least r2) is below MinCoreShare, and says whether anything is left.
-func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
-	r := findRuns(b, w, h)
+// dropThin clears the 8-connected parts of b (of runs rs, w pixels wide) whose core
+// share (pixels whose squared distance d is at least r2) is below MinCoreShare, and
+// says whether anything is left.
+func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) bool {
+	r := joinRuns(rs)
 	size := make([]int, r.len())
 	inCore := make([]int, r.len())
 	for i := range r.len() {
@@ -61,57 +67,47 @@ func dropThin(b []bool, d []int32, r2 float64, w, h int) bool {
 // runs are the runs of set pixels of a mask, row by row, and their 8-connected parts:
 // the runs are joined across rows by union-find, so that each pixel is read once.
 type runs struct {
-	y, x0, x1 []int32 // run i covers pixels x0[i] <= x < x1[i] of row y[i]
-	parent    []int32
+	distance.Runs
+	y      []int32 // each run's row
+	parent []int32
 }
 
-// findRuns returns the runs of the w x h mask b and their parts.
-func findRuns(b []bool, w, h int) runs {
-	var r runs
-	rowStart := make([]int, h+1)
+// joinRuns returns the parts of the runs rs of a mask.
+func joinRuns(rs distance.Runs) runs {
+	r := runs{Runs: rs, y: make([]int32, len(rs.Spans)), parent: make([]int32, len(rs.Spans))}
+	h := len(rs.Start) - 1
 	for y := range h {
-		rowStart[y] = len(r.y)
-		row := b[y*w : (y+1)*w]
-		for x := 0; x < w; {
-			if !row[x] {
-				x++
-				continue
-			}
-			x0 := x
-			for x < w && row[x] {
-				x++
-			}
-			r.y, r.x0, r.x1 = append(r.y, int32(y)), append(r.x0, int32(x0)), append(r.x1, int32(x))
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			r.y[i] = int32(y)
 		}
 	}
-	rowStart[h] = len(r.y)
-	r.parent = make([]int32, len(r.y))
 	for i := range r.parent {
 		r.parent[i] = int32(i)
 	}
 	// Runs of neighbouring rows touch (8-connected) where their spans, one widened by a
 	// pixel each side, overlap.
+	sp := rs.Spans
 	for y := 1; y < h; y++ {
-		up, upEnd := rowStart[y-1], rowStart[y]
-		for c := rowStart[y]; c < rowStart[y+1]; c++ {
-			for up < upEnd && r.x1[up] < r.x0[c] {
+		up, upEnd := rs.Start[y-1], rs.Start[y]
+		for c := rs.Start[y]; c < rs.Start[y+1]; c++ {
+			for up < upEnd && sp[up].B < sp[c].A {
 				up++
 			}
-			for a := up; a < upEnd && r.x0[a] <= r.x1[c]; a++ {
-				label.Union(r.parent, int32(a), int32(c))
+			for a := up; a < upEnd && sp[a].A <= sp[c].B; a++ {
+				label.Union(r.parent, a, c)
 			}
 		}
 	}
 	return r
 }
 
-func (r *runs) len() int         { return len(r.y) }
+func (r *runs) len() int         { return len(r.Spans) }
 func (r *runs) root(i int) int32 { return label.Find(r.parent, int32(i)) }
 
 // span returns the indexes lo <= k < hi of run i's pixels in a mask w pixels wide.
 func (r *runs) span(i, w int) (lo, hi int) {
 	row := int(r.y[i]) * w
-	return row + int(r.x0[i]), row + int(r.x1[i])
+	return row + int(r.Spans[i].A), row + int(r.Spans[i].B)
 }
 
 // Absorb marks in b, in place, the whole of every 8-connected part of the w x h shape
@@ -124,23 +120,31 @@ func Absorb(b, in []bool, w, h int, share float64) []bool {
 	if b == nil {
 		return nil
 	}
-	r := findRuns(in, w, h)
-	size := make([]int, r.len())
-	covered := make([]int, r.len())
+	return NewParts(in, w, h).Absorb(b, share)
+}
+
+// Absorb is the package's Absorb on the shape p numbers the parts of.
+func (p *Parts) Absorb(b []bool, share float64) []bool {
+	if b == nil {
+		return nil
+	}
+	r := &p.r
+	size := make([]int, p.n)
+	covered := make([]int, p.n)
 	for i := range r.len() {
-		root := r.root(i)
-		lo, hi := r.span(i, w)
-		size[root] += hi - lo
+		k := p.number[i]
+		lo, hi := r.span(i, p.w)
+		size[k] += hi - lo
 		for _, v := range b[lo:hi] {
 			if v {
-				covered[root]++
+				covered[k]++
 			}
 		}
 	}
 	for i := range r.len() {
-		root := r.root(i)
-		if covered[root] > 0 && float64(covered[root]) >= share*float64(size[root]) {
-			lo, hi := r.span(i, w)
+		k := p.number[i]
+		if covered[k] > 0 && float64(covered[k]) >= share*float64(size[k]) {
+			lo, hi := r.span(i, p.w)
 			for k := lo; k < hi; k++ {
 				b[k] = true
 			}
@@ -155,94 +159,219 @@ type Pt struct{ X, Y float64 }
 // Outlines returns the closed boundaries of the blob mask b: outer boundaries and holes,
 // each as the midpoints of its unit boundary edges, so that a fit smooths the staircase.
 // Filled with the even-odd rule they cover b.
-func Outlines(b []bool, w, h int) [][]Pt {
-	// Directed boundary edges with the blob on the right (screen coordinates), keyed by
-	// start corner; corner id = y*(w+1)+x.
-	type crack struct{ x0, y0, x1, y1 int }
-	var cracks []crack
+//
+// A boundary edge (a crack) runs with the blob on its right (screen coordinates): a
+// pixel's top, right, bottom and left cracks, in that order, are its cracks numbered
+// 0 to 3. At each corner the boundary goes on along the crack leaving it that turns
+// most to the right, which keeps two pixels touching by a corner apart. As many cracks
+// leave a corner as reach it, paired by that rule, so each crack has one successor and
+// one predecessor, and the boundaries are the cycles of cracks. Each is listed from its
+// first crack in raster order (pixel, then number), in the order of those cracks.
+func Outlines(b []bool, w, h int) [][]Pt { return outlines(b, distance.FindRuns(b, w, h), w, h) }
+
+// Outlines is the package's Outlines of the mask b, which lies within the shape p
+// numbers the parts of: b is read at the shape's pixels alone.
+func (p *Parts) Outlines(b []bool) [][]Pt {
+	return outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1)
+}
+
+// outlines is Outlines of the w x h mask b whose runs are rs.
+func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
+	y0, y1 := -1, -1 // the rows with pixels of b
 	for y := range h {
-		row := b[y*w : (y+1)*w]
-		for x, v := range row {
-			if !v {
-				continue
+		if rs.Start[y+1] > rs.Start[y] {
+			if y0 < 0 {
+				y0 = y
 			}
-			i := y*w + x
-			if y == 0 || !b[i-w] {
-				cracks = append(cracks, crack{x, y, x + 1, y})
-			}
-			if x+1 == w || !row[x+1] {
-				cracks = append(cracks, crack{x + 1, y, x + 1, y + 1})
-			}
-			if y+1 == h || !b[i+w] {
-				cracks = append(cracks, crack{x + 1, y + 1, x, y + 1})
-			}
-			if x == 0 || !row[x-1] {
-				cracks = append(cracks, crack{x, y + 1, x, y})
-			}
+			y1 = y
 		}
 	}
-	// The cracks leaving each corner, in the order they were found: crack numbers
-	// sorted by start corner, then number.
-	corner := func(x, y int) uint64 { return uint64(y)*uint64(w+1) + uint64(x) }
-	byStart := make([]uint64, len(cracks))
-	for k, c := range cracks {
-		byStart[k] = corner(c.x0, c.y0)<<32 | uint64(k)
+	if y0 < 0 {
+		return nil
 	}
-	slices.Sort(byStart)
-	leaving := func(x, y int) []uint64 {
-		key := corner(x, y) << 32
-		lo, _ := slices.BinarySearch(byStart, key)
-		hi := lo
-		for hi < len(byStart) && byStart[hi]>>32 == key>>32 {
-			hi++
+	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
+	// crackNext takes them (pixels off the image are not set).
+	corner := func(cx, cy int) int {
+		c := 0
+		if cy > 0 {
+			row := b[(cy-1)*w : cy*w]
+			if cx > 0 && row[cx-1] {
+				c |= 1
+			}
+			if cx < w && row[cx] {
+				c |= 2
+			}
 		}
-		return byStart[lo:hi]
+		if cy < h {
+			row := b[cy*w : (cy+1)*w]
+			if cx > 0 && row[cx-1] {
+				c |= 4
+			}
+			if cx < w && row[cx] {
+				c |= 8
+			}
+		}
+		return c
 	}
-	used := make([]bool, len(cracks))
+	// used marks the horizontal cracks already traced, two bits per pixel of rows y0
+	// to y1 (top, bottom): a boundary's first crack is one (see below).
+	used := make([]uint64, ((y1-y0+1)*w*2+63)/64)
 	var polys [][]Pt
-	for s := range cracks {
-		if used[s] {
-			continue
-		}
+	trace := func(x, y, side int) {
 		var poly []Pt
-		c := s
-		for !used[c] {
-			used[c] = true
-			k := cracks[c]
-			poly = append(poly, Pt{float64(k.x0+k.x1) / 2, float64(k.y0+k.y1) / 2})
-			pick := -1
-			for _, key := range leaving(k.x1, k.y1) {
-				n := int(uint32(key))
-				if used[n] && n != s {
-					continue
-				}
-				if pick < 0 {
-					pick = n
-					continue
-				}
-				// At a corner shared by two diagonal pixels, turn right: keep the
-				// pixels apart consistently.
-				if turn(k, cracks[n]) > turn(k, cracks[pick]) {
-					pick = n
-				}
+		for fx, fy, fside := x, y, side; ; {
+			if side&1 == 0 {
+				k := ((y-y0)*w+x)*2 + side>>1
+				used[k>>6] |= 1 << (k & 63)
 			}
-			if pick < 0 {
-				break
+			// The crack's midpoint and its end corner (cx, cy).
+			var cx, cy int
+			switch side {
+			case 0:
+				poly = append(poly, Pt{float64(x) + 0.5, float64(y)})
+				cx, cy = x+1, y
+			case 1:
+				poly = append(poly, Pt{float64(x + 1), float64(y) + 0.5})
+				cx, cy = x+1, y+1
+			case 2:
+				poly = append(poly, Pt{float64(x) + 0.5, float64(y + 1)})
+				cx, cy = x, y+1
+			default:
+				poly = append(poly, Pt{float64(x), float64(y) + 0.5})
+				cx, cy = x, y
 			}
-			c = pick
+			next := crackNext[side][corner(cx, cy)]
+			// The next crack's pixel, beside the corner.
+			switch next {
+			case 0:
+				x, y = cx, cy
+			case 1:
+				x, y = cx-1, cy
+			case 2:
+				x, y = cx-1, cy-1
+			case 3:
+				x, y = cx, cy-1
+			}
+			if next < 0 || x == fx && y == fy && int(next) == fside {
+				break // back at the first crack (a crack always has a successor)
+			}
+			side = int(next)
 		}
 		if len(poly) >= 3 {
 			polys = append(polys, poly)
 		}
 	}
+	// start traces the boundary from crack side of pixel (x, y) unless it is traced.
+	start := func(x, y, side int) {
+		if k := ((y-y0)*w+x)*2 + side>>1; used[k>>6]&(1<<(k&63)) == 0 {
+			trace(x, y, side)
+		}
+	}
+	// A boundary's first crack is its first pixel's top or bottom: its first pixel in
+	// raster order has nothing of the boundary above it or on its left, and a side
+	// crack there leads from (or to) that pixel's top. So only the horizontal cracks
+	// are looked at for new boundaries: a run's pixels where the row above (tops) or
+	// below (bottoms) has none, in order, a top before a bottom.
+	var tops, bottoms []distance.Span
+	for y := y0; y <= y1; y++ {
+		var above, below []distance.Span
+		if y > 0 {
+			above = rs.Row(y - 1)
+		}
+		if y+1 < h {
+			below = rs.Row(y + 1)
+		}
+		for _, r := range rs.Row(y) {
+			tops, above = gaps(tops[:0], r, above)
+			bottoms, below = gaps(bottoms[:0], r, below)
+			for t, u := 0, 0; t < len(tops) || u < len(bottoms); {
+				x := math.MaxInt32
+				if t < len(tops) {
+					x = int(tops[t].A)
+				}
+				if u < len(bottoms) {
+					x = min(x, int(bottoms[u].A))
+				}
+				inTop := t < len(tops) && int(tops[t].A) == x
+				inBottom := u < len(bottoms) && int(bottoms[u].A) == x
+				if inTop {
+					start(x, y, 0)
+				}
+				if inBottom {
+					start(x, y, 2)
+				}
+				// Step past x.
+				if inTop {
+					if tops[t].A++; tops[t].A == tops[t].B {
+						t++
+					}
+				}
+				if inBottom {
+					if bottoms[u].A++; bottoms[u].A == bottoms[u].B {
+						u++
+					}
+				}
+			}
+		}
+	}
 	return polys
 }
 
-// turn is the cross product of two consecutive cracks: positive turns right on screen.
-func turn(a, b struct{ x0, y0, x1, y1 int }) int {
-	ax, ay := a.x1-a.x0, a.y1-a.y0
-	bx, by := b.x1-b.x0, b.y1-b.y0
-	return ax*by - ay*bx
+// crackNext[side][c] is the side (0 to 3, as Outlines numbers them) of the crack that
+// follows a crack of the given side at its end corner, whose four pixels are c (bit 0
+// the pixel above left, 1 above right, 2 below left, 3 below right), or -1 when none
+// does. The crack leaving a corner rightwards is the top of the pixel below right,
+// leftwards the bottom of the pixel above left, downwards the right of the pixel below
+// left and upwards the left of the pixel above right; the boundary takes the first of
+// a right turn, straight on and a left turn that is a crack.
+var crackNext = func() (t [4][16]int8) {
+	dirs := [4][2]int{{1, 0}, {0, 1}, {-1, 0}, {0, -1}} // each side's direction
+	for side, d := range dirs {
+		for c := range 16 {
+			nw, ne, sw, se := c&1 != 0, c&2 != 0, c&4 != 0, c&8 != 0
+			t[side][c] = -1
+			for _, dir := range [3][2]int{{-d[1], d[0]}, d, {d[1], -d[0]}} {
+				next := -1
+				switch {
+				case dir[0] == 1 && se && !ne:
+					next = 0
+				case dir[0] == -1 && nw && !sw:
+					next = 2
+				case dir[1] == 1 && sw && !se:
+					next = 1
+				case dir[1] == -1 && ne && !nw:
+					next = 3
+				}
+				if next >= 0 {
+					t[side][c] = int8(next)
+					break
+				}
+			}
+		}
+	}
+	return t
+}()
+
+// gaps appends to out the parts of run r not covered by the runs of the next row, and
+// returns it and those runs from the first that may cover a later run of r's row.
+func gaps(out []distance.Span, r distance.Span, next []distance.Span) ([]distance.Span, []distance.Span) {
+	for len(next) > 0 && next[0].B <= r.A {
+		next = next[1:]
+	}
+	x := r.A
+	for _, n := range next {
+		if n.A >= r.B {
+			break
+		}
+		if n.A > x {
+			out = append(out, distance.Span{A: x, B: n.A})
+		}
+		x = max(x, n.B)
+	}
+	if x < r.B {
+		out = append(out, distance.Span{A: x, B: r.B})
+	}
+	return out, next
 }
 
 // Hatch returns horizontal hatching of the blob mask b: for every row spacing apart
@@ -310,21 +439,30 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 
 // Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
 // the ink a stroke's discs miss at its tapered tip and along its edges. The first step
-// scans the image; each later one looks only around the pixels the step before added,
-// since a pixel next to an older one joined already.
+// scans the shape's runs; each later one looks only around the pixels the step before
+// added, since a pixel next to an older one joined already.
 func Grow(b, in []bool, w, h, steps int) {
+	if steps > 0 {
+		NewParts(in, w, h).Grow(b, in, steps)
+	}
+}
+
+// Grow is the package's Grow of b within the shape in that p numbers the parts of.
+func (p *Parts) Grow(b, in []bool, steps int) {
 	if steps <= 0 {
 		return
 	}
+	w := p.w
+	n := len(in)
 	var front, added []int
-	for y := range h {
-		row, ink := b[y*w:(y+1)*w], in[y*w:(y+1)*w]
-		for x, v := range ink {
-			if !v || row[x] {
+	for i, s := range p.r.Spans {
+		row := int(p.r.y[i]) * w
+		for x := int(s.A); x < int(s.B); x++ {
+			i := row + x
+			if b[i] {
 				continue
 			}
-			i := y*w + x
-			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (y > 0 && b[i-w]) || (y+1 < h && b[i+w]) {
+			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (i >= w && b[i-w]) || (i+w < n && b[i+w]) {
 				front = append(front, i)
 			}
 		}
@@ -351,7 +489,7 @@ func Grow(b, in []bool, w, h, steps int) {
 			if i >= w {
 				add(i - w)
 			}
-			if i+w < w*h {
+			if i+w < n {
 				add(i + w)
 			}
 		}
@@ -400,23 +538,21 @@ func Area(poly []Pt) float64 {
 
 // Parts numbers the 8-connected parts of a shape, for asking which part a pixel is in.
 type Parts struct {
-	r        runs
-	w        int
-	rowStart []int   // the runs of row y are r's runs rowStart[y] to rowStart[y+1]
-	number   []int32 // each run's part number
-	n        int
+	r      runs
+	w      int
+	number []int32 // each run's part number
+	n      int
 }
 
 // NewParts returns the parts of the w x h shape in.
-func NewParts(in []bool, w, h int) *Parts {
-	p := &Parts{r: findRuns(in, w, h), w: w, rowStart: make([]int, h+1)}
-	for i, y := range p.r.y {
-		p.rowStart[y+1] = i + 1
-	}
-	for y := 1; y <= h; y++ {
-		p.rowStart[y] = max(p.rowStart[y], p.rowStart[y-1])
-	}
-	p.number = slices.Clone(p.r.parent)
+func NewParts(in []bool, w, h int) *Parts { return PartsOf(distance.FindRuns(in, w, h), w) }
+
+// PartsOf returns the parts of the shape w pixels wide whose runs are rs
+// (distance.FindRuns), for a caller that has them.
+func PartsOf(rs distance.Runs, w int) *Parts {
+	p := &Parts{r: joinRuns(rs), w: w}
+	p.number = p.r.parent
+	p.r.parent = nil // numbered in place: no longer a union-find forest
 	p.n = label.Number(p.number)
 	return p
 }
@@ -427,13 +563,14 @@ func (p *Parts) Len() int { return p.n }
 // At returns the number (0 to Len()-1) of the part pixel (x, y) is in, or -1 when it
 // is not in the shape.
 func (p *Parts) At(x, y int) int {
-	if y < 0 || y+1 >= len(p.rowStart) || x < 0 || x >= p.w {
+	if y < 0 || y+1 >= len(p.r.Start) || x < 0 || x >= p.w {
 		return -1
 	}
-	lo, hi := p.rowStart[y], p.rowStart[y+1]
+	lo, hi := int(p.r.Start[y]), int(p.r.Start[y+1])
+	sp := p.r.Spans
 	// the first run of the row ending past x
-	k := lo + sort.Search(hi-lo, func(i int) bool { return int(p.r.x1[lo+i]) > x })
-	if k < hi && int(p.r.x0[k]) <= x {
+	k := lo + sort.Search(hi-lo, func(i int) bool { return int(sp[lo+i].B) > x })
+	if k < hi && int(sp[k].A) <= x {
 		return int(p.number[k])
 	}
 	return -1
@@ -465,7 +602,7 @@ func (p *Parts) Select(sel []bool) []bool {
 			continue
 		}
 		if b == nil {
-			b = make([]bool, p.w*(len(p.rowStart)-1))
+			b = make([]bool, p.w*(len(p.r.Start)-1))
 		}
 		lo, hi := p.r.span(i, p.w)
 		for k := lo; k < hi; k++ {

@@ -30,12 +30,23 @@ const paperStep = 0.6
 // Flatten returns g with the paper's lighting divided out, and whether it found the
 // paper dim (see DimPaper); when it did not, it returns g itself.
 func Flatten(g *Image) (*Image, bool) {
+	f, dim, _ := flatten(g, nil, 0)
+	return f, dim
+}
+
+// flatten is Flatten that, with mask not nil and tb at least 0, also sets mask to the
+// pixels of g darker than tb as it reads g for the paper's brightness, and says whether
+// it did (it does not when the image is too small to have its lighting measured).
+func flatten(g *Image, mask []bool, tb int) (*Image, bool, bool) {
 	t := tileSide(g.W, g.H)
 	tw, th := (g.W+t-1)/t, (g.H+t-1)/t
 	if tw < 2 && th < 2 {
-		return g, false
+		return g, false, false
 	}
-	est := paperTiles(g, t, tw, th)
+	if tb < 0 {
+		mask = nil
+	}
+	est := paperTiles(g, t, tw, th, mask, tb)
 	trusted := litTiles(est, tw, th)
 	var lit []float64
 	for i, ok := range trusted {
@@ -45,7 +56,7 @@ func Flatten(g *Image) (*Image, bool) {
 	}
 	slices.Sort(lit)
 	if lit[len(lit)*5/100] >= DimPaper*255 {
-		return g, false
+		return g, false, mask != nil
 	}
 	fillTiles(est, trusted, tw, th)
 	out := &Image{W: g.W, H: g.H, Pix: make([]uint8, len(g.Pix))}
@@ -80,7 +91,7 @@ func Flatten(g *Image) (*Image, bool) {
 			}
 		}
 	})
-	return out, true
+	return out, true, mask != nil
 }
 
 // maxStretch bounds Stretch's gain: faint ink is made at most this much darker, so that
@@ -126,12 +137,12 @@ func tileSide(w, h int) int { return max(24, min(128, min(w, h)/12)) }
 // paperTiles returns the paper brightness of each tile: the 95th percentile of its
 // pixels' brightness (255 less darkness), which is paper wherever a twentieth of the
 // tile is.
-func paperTiles(g *Image, t, tw, th int) []float64 {
+func paperTiles(g *Image, t, tw, th int, mask []bool, tb int) []float64 {
 	est := make([]float64, tw*th)
 	// Rows of tiles across the machine's cores: each tile's estimate is its own.
 	_ = parallel.For(context.Background(), th, 1, func(_, lo, hi int) {
 		for j := lo; j < hi; j++ {
-			paperTileRow(g, t, tw, j, est[j*tw:(j+1)*tw])
+			paperTileRow(g, t, tw, j, est[j*tw:(j+1)*tw], mask, tb)
 		}
 	})
 	return est
@@ -139,8 +150,9 @@ func paperTiles(g *Image, t, tw, th int) []float64 {
 
 // paperTileRow sets est[i] to the paper brightness of tile i of row j of tiles. The
 // histogram counts words of eight pixels of white paper (darkness 0, most of a
-// drawing's) at once.
-func paperTileRow(g *Image, t, tw, j int, est []float64) {
+// drawing's) at once. With mask not nil, it also sets mask's pixels of the tiles to
+// whether they are darker than tb (at least 0: paper is never darker).
+func paperTileRow(g *Image, t, tw, j int, est []float64, mask []bool, tb int) {
 	for i := range tw {
 		y0, y1, x0, x1 := j*t, min(g.H, (j+1)*t), i*t, min(g.W, (i+1)*t)
 		n := (y1 - y0) * (x1 - x0)
@@ -148,6 +160,10 @@ func paperTileRow(g *Image, t, tw, j int, est []float64) {
 		var dark [256]int // by darkness, 255 less the brightness
 		for y := y0; y < y1; y++ {
 			row := g.Pix[y*g.W+x0 : y*g.W+x1]
+			if mask != nil {
+				countInk(&dark, row, mask[y*g.W+x0:y*g.W+x1], tb)
+				continue
+			}
 			k := 0
 			for ; k+8 <= len(row); k += 8 {
 				if binary.LittleEndian.Uint64(row[k:]) == 0 {
@@ -174,6 +190,27 @@ func paperTileRow(g *Image, t, tw, j int, est []float64) {
 				break
 			}
 		}
+	}
+}
+
+// countInk adds row's darkness values to dark, eight pixels of paper (darkness 0) at a
+// time, and sets mask (row's pixels) where they are darker than tb (at least 0).
+func countInk(dark *[256]int, row []uint8, mask []bool, tb int) {
+	mask = mask[:len(row)]
+	k := 0
+	for ; k+8 <= len(row); k += 8 {
+		if binary.LittleEndian.Uint64(row[k:]) == 0 {
+			dark[0] += 8
+			continue
+		}
+		for i, d := range row[k : k+8] {
+			dark[d]++
+			mask[k+i] = int(d) > tb
+		}
+	}
+	for i, d := range row[k:] {
+		dark[d]++
+		mask[k+i] = int(d) > tb
 	}
 }
 

@@ -120,7 +120,7 @@ func TestPaperTilesAreThe95thPercentileOfBrightness(t *testing.T) {
 		}
 	}
 	tw, th := w/side, h/side
-	est := paperTiles(g, side, tw, th)
+	est := paperTiles(g, side, tw, th, nil, 0)
 	for j := 0; j < th; j++ {
 		for i := 0; i < tw; i++ {
 			var bright []int
@@ -149,7 +149,7 @@ func TestFlattenDividesEachPixelByTheInterpolatedPaper(t *testing.T) {
 	}
 	ts := tileSide(w, h)
 	tw, th := (w+ts-1)/ts, (h+ts-1)/ts
-	est := paperTiles(g, ts, tw, th)
+	est := paperTiles(g, ts, tw, th, nil, 0)
 	trusted := litTiles(est, tw, th)
 	fillTiles(est, trusted, tw, th)
 	for y := range h {
@@ -210,5 +210,32 @@ func TestStretchScalesByTheMeanInkOfAWholeImage(t *testing.T) {
 	Stretch(g)
 	if !slices.Equal(g.Pix, want) {
 		t.Errorf("Stretch differs from its definition (gain %v)", gain)
+	}
+}
+
+func TestBinariseAutoIsTheFixedThresholdOfTheFlattenedImage(t *testing.T) {
+	white := func(x, y int) float64 { return 255 }
+	falling := func(x, y int) float64 { return 250 - 0.4*float64(x) }
+	tests := []struct {
+		name   string
+		g      *Image
+		levels []float64
+	}{
+		{"white paper with a black square (its mask found while flattening)", page(400, 300, white, true), []float64{0, 1, 128, 254.5, 255, 300, math.NaN()}},
+		{"light falling off (flattened, then thresholded)", page(400, 300, falling, true), []float64{128, 255, 300}},
+		{"too small to flatten", page(30, 20, white, true), []float64{128, 300}},
+	}
+	for _, tt := range tests {
+		for _, level := range tt.levels {
+			gotG, got := Binarise(&Image{W: tt.g.W, H: tt.g.H, Pix: slices.Clone(tt.g.Pix)}, Auto, level)
+			f, dim := Flatten(&Image{W: tt.g.W, H: tt.g.H, Pix: slices.Clone(tt.g.Pix)})
+			if dim {
+				Stretch(f)
+			}
+			want := Threshold(f, Fixed, level)
+			if !slices.Equal(gotG.Pix, f.Pix) || !slices.Equal(got.Pix, want.Pix) {
+				t.Errorf("%s, level %v: the darkness or the mask differs from Flatten's and Threshold's", tt.name, level)
+			}
+		}
 	}
 }

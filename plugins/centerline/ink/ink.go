@@ -62,17 +62,22 @@ func (m *Image) At(x, y int) uint8 {
 func (m *Image) Bilinear(x, y float64) float64 {
 	x -= 0.5
 	y -= 0.5
+	if x >= 0 && y >= 0 && x < float64(m.W-1) && y < float64(m.H-1) {
+		// Inside (most samples): the four pixels read as one slice, and the floor of a
+		// coordinate that is not negative is its integer part.
+		i, j := int(x), int(y)
+		fx, fy := x-float64(i), y-float64(j)
+		k := j*m.W + i
+		p := m.Pix[k : k+m.W+2 : k+m.W+2]
+		v00, v10, v01, v11 := p[0], p[1], p[m.W], p[m.W+1]
+		a := float64(v00)*(1-fx) + float64(v10)*fx
+		b := float64(v01)*(1-fx) + float64(v11)*fx
+		return (a*(1-fy) + b*fy) / 255
+	}
 	x0, y0 := math.Floor(x), math.Floor(y)
 	fx, fy := x-x0, y-y0
 	i, j := int(x0), int(y0)
-	var v00, v10, v01, v11 uint8
-	if i >= 0 && j >= 0 && i+1 < m.W && j+1 < m.H {
-		// Inside: the four pixels without a bounds test each.
-		p := m.Pix[j*m.W+i:]
-		v00, v10, v01, v11 = p[0], p[1], p[m.W], p[m.W+1]
-	} else {
-		v00, v10, v01, v11 = m.At(i, j), m.At(i+1, j), m.At(i, j+1), m.At(i+1, j+1)
-	}
+	v00, v10, v01, v11 := m.At(i, j), m.At(i+1, j), m.At(i, j+1), m.At(i+1, j+1)
 	a := float64(v00)*(1-fx) + float64(v10)*fx
 	b := float64(v01)*(1-fx) + float64(v11)*fx
 	return (a*(1-fy) + b*fy) / 255
@@ -92,14 +97,24 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 		for y := lo; y < hi; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			dst := out.Pix[y*w : (y+1)*w]
-			// Two pixels (eight bytes) at a time: most of a drawing is paper,
-			// transparent or opaque white, whose darkness is 0 (dst is 0 already),
-			// and much of the rest solid black.
+			// Two pixels (eight bytes) at a time, and four along paper: most of a
+			// drawing is paper, transparent or opaque white, whose darkness is 0 (dst
+			// is 0 already), and much of the rest solid black.
 			x := 0
 			for ; x+1 < len(dst); x += 2 {
 				two := binary.LittleEndian.Uint64(row[4*x:])
+				if paper(two) {
+					// Paper: the four pixels after it too, while they are.
+					for x+5 < len(dst) {
+						four := row[4*x+8 : 4*x+24 : 4*x+24]
+						if !paper(binary.LittleEndian.Uint64(four)) || !paper(binary.LittleEndian.Uint64(four[8:])) {
+							break
+						}
+						x += 4
+					}
+					continue
+				}
 				switch {
-				case two&0xff000000_ff000000 == 0 || two == 0xffffffff_ffffffff:
 				case two == 0xff000000_ff000000:
 					dst[x], dst[x+1] = 255, 255
 				case two&0xff000000_ff000000 == 0xff000000_ff000000 && two&0xffffff_00ffffff == (two&0xff_000000ff)*0x010101:
@@ -115,6 +130,12 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 		}
 	})
 	return out
+}
+
+// paper says whether the two pixels of two (R, G, B and A of each from its low byte
+// up) are paper: transparent or opaque white.
+func paper(two uint64) bool {
+	return two&0xff000000_ff000000 == 0 || two == 0xffffffff_ffffffff
 }
 
 // darkness is 255 minus the lightness of pixel px (R, G, B and A from its low byte up)
@@ -164,13 +185,30 @@ func (m *Mask) Count() int {
 // (Stretch), thresholded as in Fixed mode; in the others g itself and Threshold's mask.
 func Binarise(g *Image, mode Mode, level float64) (*Image, *Mask) {
 	if mode == Auto {
-		var dim bool
-		if g, dim = Flatten(g); dim {
+		// The fixed threshold's mask is found in Flatten's read of g, and kept unless
+		// the lighting is divided out.
+		m := NewMask(g.W, g.H)
+		f, dim, found := flatten(g, m.Pix, fixedLevel(level))
+		if !dim && found {
+			return g, m
+		}
+		if g = f; dim {
 			Stretch(g)
 		}
 		mode = Fixed
 	}
 	return g, Threshold(g, mode, level)
+}
+
+// fixedLevel returns the darkness above which a pixel is ink at luma threshold level
+// in Fixed mode: darkness is whole, so above 255 - level means above its floor (and no
+// level that is not a number makes anything ink).
+func fixedLevel(level float64) int {
+	tb := 255
+	if t := math.Floor(255 - level); t < 255 {
+		tb = int(max(t, -1))
+	}
+	return tb
 }
 
 // Threshold returns the ink mask of g: pixels whose darkness is above 255 - level in
@@ -187,12 +225,7 @@ func Threshold(g *Image, mode Mode, level float64) *Mask {
 	case Adaptive:
 		sauvola(g, m, 0.2)
 	default:
-		// Darkness is whole: above 255 - level means above its floor (and no level
-		// that is not a number makes anything ink).
-		tb := 255
-		if t := math.Floor(255 - level); t < 255 {
-			tb = int(max(t, -1))
-		}
+		tb := fixedLevel(level)
 		_ = parallel.For(context.Background(), len(g.Pix), 1<<16, func(_, lo, hi int) {
 			pix, out := g.Pix[lo:hi], m.Pix[lo:hi]
 			// Eight pixels of paper (darkness 0, never ink unless tb < 0) at a time:

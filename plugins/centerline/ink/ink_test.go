@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -102,6 +103,42 @@ func TestBilinearInterpolatesBetweenPixelCentres(t *testing.T) {
 	for _, tt := range tests {
 		if got := g.Bilinear(tt.x, tt.y); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("%s: Bilinear(%v, %v) = %v, want %v", tt.name, tt.x, tt.y, got, tt.want)
+		}
+	}
+}
+
+// bilinearByFloors is Bilinear by its definition: the floors of the coordinates, and
+// each of the four pixels read with At (paper outside the image).
+func bilinearByFloors(m *Image, x, y float64) float64 {
+	x, y = x-0.5, y-0.5
+	x0, y0 := math.Floor(x), math.Floor(y)
+	fx, fy := x-x0, y-y0
+	i, j := int(x0), int(y0)
+	a := float64(m.At(i, j))*(1-fx) + float64(m.At(i+1, j))*fx
+	b := float64(m.At(i, j+1))*(1-fx) + float64(m.At(i+1, j+1))*fx
+	return (a*(1-fy) + b*fy) / 255
+}
+
+func TestBilinearInsideIsTheSameNumberAsByItsDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	g := &Image{W: 7, H: 5, Pix: make([]uint8, 35)}
+	for i := range g.Pix {
+		g.Pix[i] = uint8(r.IntN(256))
+	}
+	// Points across the image and a pixel beyond it, and the pixel centres and edges
+	// where the fast path starts and stops.
+	var pts [][2]float64
+	for range 2000 {
+		pts = append(pts, [2]float64{r.Float64()*9 - 1, r.Float64()*7 - 1})
+	}
+	for x := -1.0; x <= 8; x += 0.5 {
+		for y := -1.0; y <= 6; y += 0.5 {
+			pts = append(pts, [2]float64{x, y}, [2]float64{math.Nextafter(x, -10), math.Nextafter(y, 10)})
+		}
+	}
+	for _, p := range pts {
+		if got, want := g.Bilinear(p[0], p[1]), bilinearByFloors(g, p[0], p[1]); got != want {
+			t.Fatalf("Bilinear(%v, %v) = %v, want %v", p[0], p[1], got, want)
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"math/bits"
 	"slices"
 
+	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
@@ -170,6 +171,12 @@ func (s *Skeleton) MedianDepth() (int32, bool) {
 // Thin returns the skeleton of the w x h shape in, given its squared distance map d
 // (package distance). It checks ctx between distance layers.
 func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error) {
+	return ThinRuns(ctx, distance.FindRuns(in, w, h), d, w, h)
+}
+
+// ThinRuns is Thin of the shape whose runs are rs (distance.FindRuns), for a caller
+// that has them.
+func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skeleton, error) {
 	// The shape on a grid with a one-pixel empty frame, so that every pixel's eight
 	// neighbours are at fixed offsets.
 	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
@@ -182,7 +189,7 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error
 	}
 	// Visit order: by distance, then by index, in layers of equal distance; pixels are
 	// named by their index on the framed grid.
-	order, layers := visitOrder(in, d, w, sk) // and sets sk
+	order, layers := visitOrder(rs, d, w, sk) // and sets sk
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
 	config := func(q int) uint8 {
 		// Three rows of three, so that the nine reads need no bounds checks.
@@ -261,36 +268,35 @@ func Thin(ctx context.Context, in []bool, d []int32, w, h int) (*Skeleton, error
 	return out, nil
 }
 
-// visitOrder returns the shape's pixels (indices on the grid framed by one pixel, of
-// width w+2) in the order of their distance d, then of their index, and the bounds of
-// the runs of equal distance: run k is order[layers[k]:layers[k+1]]. Distances are
-// whole numbers no larger than the number of pixels in a true distance map, so a
-// counting sort does it in two scans; distances far beyond that fall back to a sort of
-// distance-and-index keys. With framed not nil, the first scan also sets framed's
-// pixels of the shape (on the framed grid) to 1.
+// visitOrder returns the pixels of the shape whose runs are rs (indices on the grid
+// framed by one pixel, of width w+2) in the order of their distance d, then of their
+// index, and the bounds of the runs of equal distance: run k is
+// order[layers[k]:layers[k+1]]. Distances are whole numbers no larger than the number
+// of pixels in a true distance map, so a counting sort does it in two scans; distances
+// far beyond that fall back to a sort of distance-and-index keys. With framed not nil,
+// the first scan also sets framed's pixels of the shape (on the framed grid) to 1.
 //
 // Both scans run in bands of rows across the machine's cores: the first counts each
-// band's distances and lists its runs of shape pixels, and the second places each
-// band's pixels after those of the same distance in the bands above, so that the order
-// is the same whatever the bands.
-func visitOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, layers []int) {
-	if w <= 0 || len(in) == 0 {
+// band's distances, and the second places each band's pixels after those of the same
+// distance in the bands above, so that the order is the same whatever the bands.
+func visitOrder(rs distance.Runs, d []int32, w int, framed []uint8) (order []int32, layers []int) {
+	h := len(rs.Start) - 1
+	if w <= 0 || h <= 0 {
 		return nil, []int{0}
 	}
-	h := len(in) / w
-	limit := int32(min(len(in)+1024, math.MaxInt32-1))
+	limit := int32(min(w*h+1024, math.MaxInt32-1))
 	bands := make([]orderBand, min(maxOrderBands, (h+orderBandRows-1)/orderBandRows))
 	rows := (h + len(bands) - 1) / len(bands)
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
-			bands[b].count(in, d, w, b*rows, min(h, (b+1)*rows), limit, framed)
+			bands[b].count(rs, d, w, b*rows, min(h, (b+1)*rows), limit, framed)
 		}
 	})
 	// Each distance's start in the order, and each band's within it.
 	var most int
 	for b := range bands {
 		if bands[b].far {
-			return sortedOrder(in, d, w, framed)
+			return sortedOrder(rs, d, w, framed)
 		}
 		most = max(most, len(bands[b].next))
 	}
@@ -314,12 +320,13 @@ func visitOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, lay
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for _, band := range bands[lo:hi] {
 			next := band.next
-			for _, r := range band.runs {
-				y, x := int(r.at)/w, int(r.at)%w
-				base := int32((y+1)*pw + 1 + x)
-				for k, v := range d[r.at : r.at+r.n] {
-					order[next[v]] = base + int32(k)
-					next[v]++
+			for y := band.y0; y < band.y1; y++ {
+				for _, r := range rs.Row(y) {
+					base := int32((y+1)*pw + 1 + int(r.A))
+					for k, v := range d[y*w+int(r.A) : y*w+int(r.B)] {
+						order[next[v]] = base + int32(k)
+						next[v]++
+					}
 				}
 			}
 		}
@@ -334,35 +341,24 @@ const (
 	maxOrderBands = 16
 )
 
-// orderBand is visitOrder's work on a band of rows: the number of its shape's pixels at
-// each distance (then, where each distance's next pixel goes in the order), its runs of
-// shape pixels, and whether a distance was out of the counting sort's range.
+// orderBand is visitOrder's work on a band of rows y0 <= y < y1: the number of its
+// shape's pixels at each distance (then, where each distance's next pixel goes in the
+// order), and whether a distance was out of the counting sort's range.
 type orderBand struct {
-	next []int32
-	runs []orderRun
-	far  bool
+	next   []int32
+	y0, y1 int
+	far    bool
 }
 
-// orderRun is a run of n shape pixels from index at on the image.
-type orderRun struct{ at, n int32 }
-
-// count counts rows y0 <= y < y1 of the shape in with distances d (see visitOrder).
-func (b *orderBand) count(in []bool, d []int32, w, y0, y1 int, limit int32, framed []uint8) {
+// count counts rows y0 <= y < y1 of the shape of runs rs with distances d (see
+// visitOrder).
+func (b *orderBand) count(rs distance.Runs, d []int32, w, y0, y1 int, limit int32, framed []uint8) {
 	pw := w + 2
+	b.y0, b.y1 = y0, y1
 	b.next = make([]int32, 0, 256)
 	for y := y0; y < y1; y++ {
-		row, drow := in[y*w:(y+1)*w], d[y*w:(y+1)*w]
-		drow = drow[:len(row)]
-		for x := 0; ; {
-			for x < len(row) && !row[x] {
-				x++ // paper, most of a drawing: a tight loop
-			}
-			if x == len(row) {
-				break
-			}
-			a := x
-			for x < len(row) && row[x] {
-				v := drow[x]
+		for _, r := range rs.Row(y) {
+			for _, v := range d[y*w+int(r.A) : y*w+int(r.B)] {
 				if v < 0 || v > limit {
 					b.far = true
 					return
@@ -371,11 +367,9 @@ func (b *orderBand) count(in []bool, d []int32, w, y0, y1 int, limit int32, fram
 					b.next = append(b.next, 0)
 				}
 				b.next[v]++
-				x++
 			}
-			b.runs = append(b.runs, orderRun{int32(y*w + a), int32(x - a)})
 			if framed != nil {
-				dst := framed[(y+1)*pw+1+a : (y+1)*pw+1+x]
+				dst := framed[(y+1)*pw+1+int(r.A) : (y+1)*pw+1+int(r.B)]
 				for k := range dst {
 					dst[k] = 1
 				}
@@ -385,14 +379,17 @@ func (b *orderBand) count(in []bool, d []int32, w, y0, y1 int, limit int32, fram
 }
 
 // sortedOrder is visitOrder by a sort of distance-and-index keys.
-func sortedOrder(in []bool, d []int32, w int, framed []uint8) (order []int32, layers []int) {
+func sortedOrder(rs distance.Runs, d []int32, w int, framed []uint8) (order []int32, layers []int) {
 	pw := w + 2
 	var keys []uint64
-	for i, on := range in {
-		if on {
-			keys = append(keys, uint64(uint32(d[i]))<<32|uint64(i))
-			if framed != nil {
-				framed[(i/w+1)*pw+i%w+1] = 1
+	for y := range len(rs.Start) - 1 {
+		for _, r := range rs.Row(y) {
+			for x := int(r.A); x < int(r.B); x++ {
+				i := y*w + x
+				keys = append(keys, uint64(uint32(d[i]))<<32|uint64(i))
+				if framed != nil {
+					framed[(y+1)*pw+x+1] = 1
+				}
 			}
 		}
 	}

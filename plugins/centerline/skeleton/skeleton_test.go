@@ -128,7 +128,7 @@ func TestVisitOrderIsByDistanceThenIndex(t *testing.T) {
 		}
 		h := len(tt.d) / w
 		framed := make([]uint8, (w+2)*(h+2))
-		order, layers := visitOrder(in, tt.d, w, framed)
+		order, layers := visitOrder(distance.FindRuns(in, w, h), tt.d, w, framed)
 		for q, v := range framed {
 			x, y := q%(w+2)-1, q/(w+2)-1
 			inside := x >= 0 && y >= 0 && x < w && y < h && in[y*w+x]

@@ -184,11 +184,13 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	d := distance.Transform(m, w, h)
+	// The ink's runs, found once: the stages below read them rather than the mask.
+	rs := distance.FindRuns(m, w, h)
+	d := distance.TransformRuns(m, rs, w, h)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	sk, err := skeleton.Thin(ctx, m, d, w, h)
+	sk, err := skeleton.ThinRuns(ctx, rs, d, w, h)
 	if err != nil {
 		return grp, err
 	}
@@ -198,16 +200,24 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		typical = math.Sqrt(float64(md))
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
-	blobs := fill.Blobs(m, d, w, h, blobR)
-	if o.Fill == FillOutline && o.Width != WidthFixed {
-		blobs = fill.Absorb(blobs, m, w, h, absorbShare)
+	blobs := fill.BlobsRuns(m, rs, d, w, h, blobR)
+	// The ink's connected parts, numbered when first needed.
+	var inkParts *fill.Parts
+	parts := func() *fill.Parts {
+		if inkParts == nil {
+			inkParts = fill.PartsOf(rs, w)
+		}
+		return inkParts
+	}
+	if o.Fill == FillOutline && o.Width != WidthFixed && blobs != nil {
+		blobs = parts().Absorb(blobs, absorbShare)
 	}
 	if blobs != nil {
 		sk.Remove(blobs)
 	}
 	// The ink level before the graph, so that the mask is no longer needed (nor kept)
 	// while the graph is built.
-	level := width.InkLevel(g, m, d)
+	level := width.InkLevelRuns(g, rs, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
 	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
@@ -238,7 +248,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	// The ink of strokes too uneven for one width joins the filled areas.
 	if ds := slices.Concat(discs...); len(ds) > 0 {
 		blobs = fill.Cover(blobs, m, w, h, ds)
-		fill.Grow(blobs, m, w, h, taperGrow)
+		parts().Grow(blobs, m, taperGrow)
 	}
 	if o.Fill == FillHatch {
 		for _, f := range fitted {
@@ -255,7 +265,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	var fills []loop
 	if blobs != nil {
-		polys, firsts := outlinePolys(blobs, w, h, g, level)
+		polys, firsts := outlinePolys(parts(), blobs, g, level)
 		if o.Width != WidthFixed {
 			// The outlines that fitOutlines keeps (each fits to one segment or more).
 			k := 0
@@ -269,7 +279,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 			fitFills := func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
 				return fitOutlines(ctx, polys, firsts, limit, done)
 			}
-			fitted, fills, err = outlineWhereCheaper(ctx, m, w, h, g, level, ss, fitted, firsts, fitFills)
+			fitted, fills, err = outlineWhereCheaper(ctx, parts(), w, h, g, level, ss, fitted, firsts, fitFills)
 		} else {
 			fills, err = fitOutlines(ctx, polys, firsts, nil, nil)
 		}
@@ -293,10 +303,11 @@ type loop struct {
 	first fill.Pt
 }
 
-// outlinePolys returns the outlines of the w x h mask b, moved to the ink's edge, and
-// the first point of each before it was moved (which tells the part it is beside).
-func outlinePolys(b []bool, w, h int, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
-	polys := fill.Outlines(b, w, h)
+// outlinePolys returns the outlines of the mask b, within the ink whose parts are
+// parts, moved to the ink's edge, and the first point of each before it was moved
+// (which tells the part it is beside).
+func outlinePolys(parts *fill.Parts, b []bool, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
+	polys := parts.Outlines(b)
 	firsts := make([]fill.Pt, len(polys))
 	for i, poly := range polys {
 		firsts[i] = poly[0]
@@ -361,7 +372,7 @@ func pathCost(segs []fit.Segment, closed bool) int {
 }
 
 // outlineWhereCheaper fits the outlines of the filled areas (fitFills, given limit
-// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its filled outline each connected part of the ink m that is
+// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its filled outline each connected part of the ink (parts) that is
 // partly filled (has some of the fills) and whose outline costs fewer segments than
 // its strokes (fitted, from the graph's strokes ss) and fills together, and returns
 // the strokes and fitted outlines left with those parts' outlines added. Strokes
@@ -373,8 +384,7 @@ func pathCost(segs []fit.Segment, closed bool) int {
 // The parts' outlines are fitted first: a fill of a part that would be redrawn is
 // then fitted only as far as it takes to tell (its fit stops once the part's strokes
 // and it alone cost more than the part's outline), since it is left out anyway.
-func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
-	parts := fill.NewParts(m, w, h)
+func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
 	n := parts.Len()
 	mix := make([]int, n)      // each part's segments as strokes
 	filled := make([]bool, n)  // parts with fills
@@ -421,7 +431,7 @@ func outlineWhereCheaper(ctx context.Context, m []bool, w, h int, g *ink.Image, 
 	var wholePart []int
 	sub := parts.Select(redraw)
 	if sub != nil {
-		wp, wf := outlinePolys(sub, w, h, g, level)
+		wp, wf := outlinePolys(parts, sub, g, level)
 		// An outline beside no part counts for nothing.
 		beside := make([]int, len(wp))
 		for i := range wp {

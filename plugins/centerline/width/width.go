@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -44,9 +45,15 @@ func (m *Measured) Median(fallback float64) float64 {
 // of mask pixels at least two pixels from the paper, or of all mask pixels when there
 // are none so deep, in [0, 1]. Coverage is measured relative to it.
 func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
-	hist, n := depthHistogram(g, mask, d, 4)
+	return InkLevelRuns(g, distance.FindRuns(mask, g.W, g.H), d)
+}
+
+// InkLevelRuns is InkLevel of the mask whose runs are rs (distance.FindRuns), for a
+// caller that has them.
+func InkLevelRuns(g *ink.Image, rs distance.Runs, d []int32) float64 {
+	hist, n := depthHistogram(g, rs, d, 4)
 	if n == 0 {
-		hist, n = depthHistogram(g, mask, d, 1)
+		hist, n = depthHistogram(g, rs, d, 1)
 	}
 	if n == 0 {
 		return 1
@@ -62,10 +69,10 @@ func InkLevel(g *ink.Image, mask []bool, d []int32) float64 {
 	return 1
 }
 
-// depthHistogram returns the histogram of the darkness g of the mask pixels whose
-// distance d is at least least (or all mask pixels, when least is at most 1), and
+// depthHistogram returns the histogram of the darkness g of the pixels of the runs rs
+// whose distance d is at least least (or all of them, when least is at most 1), and
 // their number, counted in bands of rows across the machine's cores.
-func depthHistogram(g *ink.Image, mask []bool, d []int32, least int32) ([256]int, int) {
+func depthHistogram(g *ink.Image, rs distance.Runs, d []int32, least int32) ([256]int, int) {
 	w, rows := g.W, g.H
 	if w <= 0 {
 		rows = 0
@@ -73,11 +80,22 @@ func depthHistogram(g *ink.Image, mask []bool, d []int32, least int32) ([256]int
 	hists := make([][256]int, parallel.Workers(rows, 64))
 	_ = parallel.For(context.Background(), rows, 64, func(worker, lo, hi int) {
 		h := &hists[worker]
-		pix, m, dd := g.Pix[lo*w:hi*w], mask[lo*w:hi*w], d[lo*w:hi*w]
-		m, dd = m[:len(pix)], dd[:len(pix)]
-		for i, on := range m {
-			if on && (least <= 1 || dd[i] >= least) {
-				h[pix[i]]++
+		for y := lo; y < hi; y++ {
+			for _, r := range rs.Row(y) {
+				a, b := y*w+int(r.A), y*w+int(r.B)
+				pix, dd := g.Pix[a:b], d[a:b]
+				dd = dd[:len(pix)]
+				if least <= 1 {
+					for _, v := range pix {
+						h[v]++
+					}
+					continue
+				}
+				for i, v := range dd {
+					if v >= least {
+						h[pix[i]]++
+					}
+				}
 			}
 		}
 	})

@@ -1,0 +1,122 @@
+package fill
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// outlinesByCrackList is Outlines as first written: every crack listed in raster order,
+// sorted by start corner, and each boundary followed by looking up the cracks leaving
+// its corners, turning right at corners shared by two diagonal pixels. It is the
+// reference Outlines must match point for point.
+func outlinesByCrackList(b []bool, w, h int) [][]Pt {
+	type crack struct{ x0, y0, x1, y1 int }
+	var cracks []crack
+	for y := range h {
+		row := b[y*w : (y+1)*w]
+		for x, v := range row {
+			if !v {
+				continue
+			}
+			i := y*w + x
+			if y == 0 || !b[i-w] {
+				cracks = append(cracks, crack{x, y, x + 1, y})
+			}
+			if x+1 == w || !row[x+1] {
+				cracks = append(cracks, crack{x + 1, y, x + 1, y + 1})
+			}
+			if y+1 == h || !b[i+w] {
+				cracks = append(cracks, crack{x + 1, y + 1, x, y + 1})
+			}
+			if x == 0 || !row[x-1] {
+				cracks = append(cracks, crack{x, y + 1, x, y})
+			}
+		}
+	}
+	corner := func(x, y int) uint64 { return uint64(y)*uint64(w+1) + uint64(x) }
+	byStart := make([]uint64, len(cracks))
+	for k, c := range cracks {
+		byStart[k] = corner(c.x0, c.y0)<<32 | uint64(k)
+	}
+	slices.Sort(byStart)
+	leaving := func(x, y int) []uint64 {
+		key := corner(x, y) << 32
+		lo, _ := slices.BinarySearch(byStart, key)
+		hi := lo
+		for hi < len(byStart) && byStart[hi]>>32 == key>>32 {
+			hi++
+		}
+		return byStart[lo:hi]
+	}
+	turn := func(a, b crack) int {
+		return (a.x1-a.x0)*(b.y1-b.y0) - (a.y1-a.y0)*(b.x1-b.x0)
+	}
+	used := make([]bool, len(cracks))
+	var polys [][]Pt
+	for s := range cracks {
+		if used[s] {
+			continue
+		}
+		var poly []Pt
+		c := s
+		for !used[c] {
+			used[c] = true
+			k := cracks[c]
+			poly = append(poly, Pt{float64(k.x0+k.x1) / 2, float64(k.y0+k.y1) / 2})
+			pick := -1
+			for _, key := range leaving(k.x1, k.y1) {
+				n := int(uint32(key))
+				if used[n] && n != s {
+					continue
+				}
+				if pick < 0 || turn(k, cracks[n]) > turn(k, cracks[pick]) {
+					pick = n
+				}
+			}
+			if pick < 0 {
+				break
+			}
+			c = pick
+		}
+		if len(poly) >= 3 {
+			polys = append(polys, poly)
+		}
+	}
+	return polys
+}
+
+func TestOutlinesFollowEveryCrackAsTheCrackListDoes(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		w, h    int
+		density float64
+	}{
+		{"sparse specks", 40, 30, 0.1},
+		{"diagonal pixels everywhere", 37, 23, 0.5},
+		{"blobs with pinholes", 50, 41, 0.85},
+		{"a single row", 64, 1, 0.5},
+		{"a single column", 1, 64, 0.5},
+		{"empty", 20, 20, 0},
+		{"full", 20, 20, 1.01},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(20) {
+				rng := rand.New(rand.NewPCG(seed, 21))
+				b := make([]bool, tc.w*tc.h)
+				for i := range b {
+					b[i] = rng.Float64() < tc.density
+				}
+				got, want := Outlines(b, tc.w, tc.h), outlinesByCrackList(b, tc.w, tc.h)
+				if len(got) != len(want) {
+					t.Fatalf("seed %d: %d outlines, want %d", seed, len(got), len(want))
+				}
+				for i := range got {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("seed %d: outline %d is %v, want %v", seed, i, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
