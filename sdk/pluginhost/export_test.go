@@ -11,3 +11,10 @@ func SetCloneIntoCgroup(on bool) bool {
 	cloneIntoCgroup = on
 	return was
 }
+
+// TracesDirect reports whether the client sends its Trace calls on the plugin's direct
+// channel.
+func (c *Client) TracesDirect() bool { return c.directTrace.Load() && c.direct.sound() }
+
+// DecodeTraceResponse exports decodeTraceResponse for the tests.
+var DecodeTraceResponse = decodeTraceResponse

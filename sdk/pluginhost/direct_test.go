@@ -1,0 +1,153 @@
+package pluginhost_test
+
+import (
+	"context"
+	"errors"
+	"image/color"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/tracecraft/tracecraft/internal/testbin"
+	"github.com/tracecraft/tracecraft/sdk"
+	"github.com/tracecraft/tracecraft/sdk/internal/tracev1"
+	"github.com/tracecraft/tracecraft/sdk/pluginhost"
+)
+
+// TestADirectAnswerDecodesAsTheProtobufCodecDecodesIt: the SVG kept in the frame's
+// payload, the other fields decoded as usual, whatever order they come in.
+func TestADirectAnswerDecodesAsTheProtobufCodecDecodesIt(t *testing.T) {
+	full := &tracev1.TraceResponse{Svg: []byte("<svg/>"), Width: 3, Height: 4, DecodeMicros: 5, TraceMicros: 6,
+		Failure: &tracev1.Failure{Code: "c", Message: "m"}}
+	for _, tt := range []struct {
+		name string
+		msg  *tracev1.TraceResponse
+	}{
+		{"every field", full},
+		{"no SVG", &tracev1.TraceResponse{Width: 1, Failure: &tracev1.Failure{Code: sdk.CodeInvalidSettings}}},
+		{"an empty SVG", &tracev1.TraceResponse{Svg: []byte{}, Height: 2}},
+		{"nothing", &tracev1.TraceResponse{}},
+	} {
+		data, err := proto.Marshal(tt.msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pluginhost.DecodeTraceResponse(data)
+		if err != nil || !proto.Equal(got, tt.msg) {
+			t.Errorf("%s: got %v (%v), want %v", tt.name, got, err, tt.msg)
+		}
+	}
+	if _, err := pluginhost.DecodeTraceResponse([]byte{0x0a, 0x05, 'a'}); err == nil {
+		t.Error("a truncated SVG field decoded")
+	}
+}
+
+// TestTraceCallsGoOnTheDirectChannelOfAPluginThatServesIt: this sdk's plugin says it
+// serves the direct channel and traces there; one built as sdk 2.4.0 was (which had no
+// such channel) is called over gRPC and traces the same.
+func TestTraceCallsGoOnTheDirectChannelOfAPluginThatServesIt(t *testing.T) {
+	const wire = "github.com/tracecraft/tracecraft/sdk/internal/wire"
+	img := testbin.SolidPNG(t, 9, 5, color.NRGBA{B: 255, A: 255})
+	big := noisyPNG(t, 400, 300)
+	for _, tt := range []struct {
+		name   string
+		path   string
+		direct bool
+	}{
+		{"this sdk", testbin.TestEngine(t, "testengine", ""), true},
+		{"sdk 2.4.0", testbin.Build(t, "./internal/testengine", "main.name=testengine", wire+".reportedSDK=2.4.0"), false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := pluginhost.Start(pluginhost.Launch{Path: tt.path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Kill()
+			for _, image := range [][]byte{img, big, img} {
+				res, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: image, Params: map[string]any{"color": "#123456"}})
+				if err != nil || !strings.Contains(string(res.SVG), `fill="#123456"`) || res.Width == 0 || res.Decode <= 0 {
+					t.Fatalf("trace: %+v, %v", res, err)
+				}
+			}
+			if c.TracesDirect() != tt.direct {
+				t.Errorf("traces on the direct channel: %v, want %v", c.TracesDirect(), tt.direct)
+			}
+		})
+	}
+}
+
+// TestACancelledDirectCallStopsTheEngineAndTheNextCallGetsItsOwnAnswer: the call returns
+// at once with ctx's error, the engine sees its context cancelled (Idle answers soon),
+// and the cancelled call's late answer is not taken for the next call's.
+func TestACancelledDirectCallStopsTheEngineAndTheNextCallGetsItsOwnAnswer(t *testing.T) {
+	c := start(t, "")
+	if _, err := c.Describe(context.Background()); err != nil || !c.TracesDirect() {
+		t.Fatalf("the plugin does not serve the direct channel (%v)", err)
+	}
+	img := testbin.SolidPNG(t, 6, 6, color.NRGBA{R: 255, A: 255})
+	for _, tt := range []struct {
+		name   string
+		action string
+		ms     float64
+		wait   func() (context.Context, context.CancelFunc)
+		want   error
+	}{
+		{"cancelled", "sleep", 60000, func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(200*time.Millisecond, cancel)
+			return ctx, cancel
+		}, context.Canceled},
+		{"past its deadline", "sleep", 60000, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 200*time.Millisecond)
+		}, context.DeadlineExceeded},
+		// The engine answers the cancelled call after all, with an SVG of the image's red.
+		{"cancelled, the engine ignoring it", "hang", 600, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 100*time.Millisecond)
+		}, context.DeadlineExceeded},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := tt.wait()
+			defer cancel()
+			started := time.Now()
+			_, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img, Params: map[string]any{"action": tt.action, "ms": tt.ms}})
+			if !errors.Is(err, tt.want) || time.Since(started) > 500*time.Millisecond {
+				t.Fatalf("got %v after %v, want %v at once", err, time.Since(started), tt.want)
+			}
+			idle, stop := context.WithTimeout(context.Background(), 5*time.Second)
+			defer stop()
+			if err := c.Idle(idle); err != nil {
+				t.Fatalf("the engine did not stop: %v", err)
+			}
+			res, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img, Params: map[string]any{"color": "#0a0b0c"}})
+			if err != nil || !strings.Contains(string(res.SVG), `fill="#0a0b0c"`) {
+				t.Fatalf("the next call: %s, %v", res.SVG, err)
+			}
+		})
+	}
+	if !c.TracesDirect() {
+		t.Error("the direct channel was given up")
+	}
+}
+
+// TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge: a 1 MiB SVG against a limit of
+// 512 KiB is refused from its frame's header, after which the client's calls go over
+// gRPC, which refuses it too.
+func TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge(t *testing.T) {
+	c, err := pluginhost.Start(pluginhost.Launch{Path: testbin.Build(t, "./internal/rogueengine", "main.name=checked"), MaxReceiveBytes: 512 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	img := testbin.SolidPNG(t, 6, 6, color.NRGBA{R: 255, A: 255})
+	for i, direct := range []bool{true, false} {
+		if _, err := c.Describe(context.Background()); err != nil || c.TracesDirect() != direct {
+			t.Fatalf("call %d: traces on the direct channel: %v (%v), want %v", i, c.TracesDirect(), err, direct)
+		}
+		_, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img, Params: map[string]any{"output": "big", "mb": 1.0}, OutputChecked: true})
+		if sdk.ErrorCode(err) != sdk.CodeOutputTooLarge {
+			t.Fatalf("call %d: got %v, want %s", i, err, sdk.CodeOutputTooLarge)
+		}
+	}
+}
