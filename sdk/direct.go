@@ -13,15 +13,16 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
-// serveDirect serves Trace calls on the direct channel (see package wire) until the
-// host closes it. Calls go through the same Trace as gRPC's, under the same lock.
+// serveDirect serves Trace and Analyze calls on the direct channel (see package wire)
+// until the host closes it. Calls go through the same methods as gRPC's, under the same
+// lock.
 func (s *server) serveDirect(conn net.Conn) {
 	d := &directServer{s: s, conn: conn, rd: wire.NewFrameReader(conn), out: &frameWriter{conn: conn}}
 	d.read()
 }
 
 // directServer is the plugin's end of the direct channel. One goroutine at a time reads
-// its frames. The one that reads a call runs it itself, at once, and hands the reading on
+// its frames. The one that reads a call (Trace or Analyze) runs it itself, at once, and hands the reading on
 // to a goroutine it starts, which reads the frames that come meanwhile (a cancel): the
 // call waits for no other goroutine to be scheduled, and its answer is written by the
 // goroutine that made it.
@@ -55,10 +56,13 @@ func (d *directServer) read() {
 			return
 		}
 		switch kind {
-		case wire.FrameTrace:
-			req := new(tracev1.TraceRequest)
+		case wire.FrameTrace, wire.FrameAnalyze:
+			var req proto.Message = new(tracev1.TraceRequest)
+			if kind == wire.FrameAnalyze {
+				req = new(tracev1.AnalyzeRequest)
+			}
 			if err := proto.Unmarshal(payload, req); err != nil {
-				_ = d.out.write(wire.FrameError, id, []byte("cannot read the trace request: "+err.Error()))
+				_ = d.out.write(wire.FrameError, id, []byte("cannot read the request: "+err.Error()))
 				continue
 			}
 			ctx, stop := context.WithCancel(context.Background())
@@ -79,15 +83,27 @@ func (d *directServer) read() {
 	}
 }
 
-// run runs call id and writes its answer.
-func (d *directServer) run(ctx context.Context, id uint64, req *tracev1.TraceRequest) {
-	resp, err := d.s.Trace(ctx, req)
-	if err != nil {
-		_ = d.out.write(wire.FrameError, id, []byte(err.Error()))
-		return
+// run runs call id, a Trace or an Analyze, and writes its answer.
+func (d *directServer) run(ctx context.Context, id uint64, req proto.Message) {
+	var err error
+	switch r := req.(type) {
+	case *tracev1.TraceRequest:
+		var resp *tracev1.TraceResponse
+		if resp, err = d.s.Trace(ctx, r); err == nil {
+			err = d.out.writeTraceResponse(id, resp)
+		}
+	case *tracev1.AnalyzeRequest:
+		var resp *tracev1.AnalyzeResponse
+		if resp, err = d.s.Analyze(ctx, r); err == nil {
+			var data []byte
+			if data, err = proto.Marshal(resp); err == nil {
+				err = d.out.write(wire.FrameResult, id, data)
+			}
+		}
 	}
-	if err := d.out.writeTraceResponse(id, resp); err != nil {
-		d.s.logger.Error("cannot answer on the direct channel", "error", err)
+	if err != nil {
+		// A call cancelled, or an answer that could not be written (the host has gone).
+		_ = d.out.write(wire.FrameError, id, []byte(err.Error()))
 	}
 }
 

@@ -97,7 +97,7 @@ func (waitEngine) Trace(ctx context.Context, img *image.NRGBA, p waitParams) ([]
 }
 
 // TestTheDirectChannelAnswersCallsAndCancelsThem talks to serveDirect frame by frame: a
-// call is answered with its result, a call that waits ends when its cancel frame comes
+// call (Trace, then Analyze) is answered with its result, a call that waits ends when its cancel frame comes
 // (with an error frame), and a request that cannot be read is an error frame too; the
 // channel serves on after each.
 func TestTheDirectChannelAnswersCallsAndCancelsThem(t *testing.T) {
@@ -144,8 +144,15 @@ func TestTheDirectChannelAnswersCallsAndCancelsThem(t *testing.T) {
 			}
 			return wire.WriteFrame(host, wire.FrameCancel, 2, nil)
 		}, wire.FrameError, 2, "canceled"},
-		{"a request that is not a TraceRequest", func() error { return wire.WriteFrame(host, wire.FrameTrace, 3, []byte{0xff, 0xff}) }, wire.FrameError, 3, "cannot read the trace request"},
+		{"a request that is not a TraceRequest", func() error { return wire.WriteFrame(host, wire.FrameTrace, 3, []byte{0xff, 0xff}) }, wire.FrameError, 3, "cannot read the request"},
 		{"a call after them", func() error { return wire.WriteFrame(host, wire.FrameTrace, 4, request(false)) }, wire.FrameResult, 4, "<svg"},
+		{"an Analyze call", func() error {
+			p, err := proto.Marshal(&tracev1.AnalyzeRequest{Image: img.Bytes()})
+			if err != nil {
+				return err
+			}
+			return wire.WriteFrame(host, wire.FrameAnalyze, 5, p)
+		}, wire.FrameResult, 5, "colors"},
 	}
 	for _, st := range steps {
 		sent := make(chan error, 1)
@@ -154,7 +161,12 @@ func TestTheDirectChannelAnswersCallsAndCancelsThem(t *testing.T) {
 		if err := <-sent; err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		if st.kind == wire.FrameResult {
+		if st.kind == wire.FrameResult && st.answer == "colors" {
+			var r tracev1.AnalyzeResponse
+			if err := proto.Unmarshal(payload, &r); err != nil || r.GetWidth() != 2 || r.GetFeatures()["transparent_share"] != 1 {
+				t.Errorf("%s: answer %v (%v), want the measures of a transparent 2 x 2 image", st.name, &r, err)
+			}
+		} else if st.kind == wire.FrameResult {
 			var r tracev1.TraceResponse
 			if err := proto.Unmarshal(payload, &r); err != nil || !bytes.Contains(r.GetSvg(), []byte(st.answer)) {
 				t.Errorf("%s: answer %v (%v), want an SVG", st.name, &r, err)

@@ -161,7 +161,7 @@ func bind[P any](e Engine[P]) (bound, error) {
 // Describe returns the engine's description.
 func (s *server) Describe(_ context.Context, req *tracev1.DescribeRequest) (*tracev1.DescribeResponse, error) {
 	d := descriptorToProto(s.desc, req.GetLists())
-	d.DirectTrace = s.direct
+	d.DirectCalls = s.direct
 	return d, nil
 }
 

@@ -75,9 +75,10 @@ type Client struct {
 	// sdkVersion is the sdk release the plugin was built with, from its description.
 	sdkVersion atomic.Value
 	// direct is the host's end of the plugin's direct channel, nil if none could be
-	// made; directTrace says the plugin serves Trace on it (from its description).
+	// made; directCalls says the plugin serves Trace and Analyze on it (from its
+	// description).
 	direct      *directChannel
-	directTrace atomic.Bool
+	directCalls atomic.Bool
 }
 
 // Start launches the plugin at l.Path, performs the handshake (negotiating the protocol
@@ -225,7 +226,7 @@ func (c *Client) noteCapabilities(r *tracev1.DescribeResponse) {
 	c.readsRange.Store(r.GetReadsImageRange())
 	c.keepsDecoded.Store(r.GetKeepsDecoded())
 	c.sdkVersion.Store(r.GetSdkVersion())
-	c.directTrace.Store(r.GetDirectTrace() && c.direct != nil)
+	c.directCalls.Store(r.GetDirectCalls() && c.direct != nil)
 }
 
 // SDKVersion returns the version of the sdk the plugin was built with, as its first
@@ -381,10 +382,18 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 // trace sends one Trace call: on the direct channel when the plugin serves it there and
 // the channel is sound, else over gRPC.
 func (c *Client) trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
-	if c.directTrace.Load() && c.direct.sound() {
+	if c.directCalls.Load() && c.direct.sound() {
 		return c.direct.trace(ctx, req)
 	}
 	return c.rpc.Trace(ctx, req)
+}
+
+// analyzeCall sends one Analyze call, on the direct channel if it can, as trace does.
+func (c *Client) analyzeCall(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
+	if c.directCalls.Load() && c.direct.sound() {
+		return c.direct.analyze(ctx, req)
+	}
+	return c.rpc.Analyze(ctx, req)
 }
 
 // Analysis is a plugin's measurement of an image.
@@ -421,10 +430,13 @@ func (c *Client) AnalyzeKeep(ctx context.Context, req AnalyzeRequest) (Analysis,
 }
 
 func (c *Client) analyze(ctx context.Context, req AnalyzeRequest, keep bool) (Analysis, error) {
+	if err := c.learn(ctx); err != nil {
+		return Analysis{}, c.callError(ctx, err)
+	}
 	var r *tracev1.AnalyzeResponse
 	f, err := c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 		var err error
-		r, err = c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
+		r, err = c.analyzeCall(ctx, &tracev1.AnalyzeRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
 			MaxPixels: uint64(max(0, req.MaxPixels)), Keep: keep})
 		return r.GetFailure(), err
 	})

@@ -17,8 +17,9 @@ import (
 	"github.com/tracecraft/tracecraft/sdk/internal/wire"
 )
 
-// directChannel is the host's end of a plugin's direct channel (see package wire): the
-// calling goroutine writes its request frame and reads the answer itself, so a call
+// directChannel is the host's end of a plugin's direct channel (see package wire), for
+// Trace and Analyze calls: the calling goroutine writes its request frame and reads the
+// answer itself, so a call
 // costs the two processes' wake-ups and nothing between them.
 type directChannel struct {
 	conn    *net.UnixConn
@@ -50,12 +51,48 @@ func (d *directChannel) close() {
 // errDirectCall is a call that ended without an answer on the plugin's side.
 var errDirectCall = errors.New("direct call failed")
 
-// trace runs one Trace call. When ctx ends first, the plugin is told to cancel the call
-// and trace returns ctx's error at once; the answer the plugin still sends is read and
-// dropped before the next call is sent. Errors other than ctx's mean the process died
-// or broke the protocol (Client.callError makes them ErrCrashed); an answer over the
-// receive limit is the failure CodeOutputTooLarge, and the channel is given up.
+// trace runs one Trace call on the channel (see call); an answer over the receive limit
+// is the failure CodeOutputTooLarge.
 func (d *directChannel) trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
+	payload, err := d.call(ctx, wire.FrameTrace, req)
+	if errors.Is(err, wire.ErrFrameTooLarge) {
+		return &tracev1.TraceResponse{Failure: d.tooLarge()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeTraceResponse(payload)
+}
+
+// analyze runs one Analyze call on the channel (see call).
+func (d *directChannel) analyze(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
+	payload, err := d.call(ctx, wire.FrameAnalyze, req)
+	if errors.Is(err, wire.ErrFrameTooLarge) {
+		return &tracev1.AnalyzeResponse{Failure: d.tooLarge()}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r := new(tracev1.AnalyzeResponse)
+	if err := proto.Unmarshal(payload, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// tooLarge is the failure of an answer over the receive limit.
+func (d *directChannel) tooLarge() *tracev1.Failure {
+	return &tracev1.Failure{Code: sdk.CodeOutputTooLarge,
+		Message: fmt.Sprintf("the engine's answer is larger than the %d MB the service can carry", d.maxRecv>>20)}
+}
+
+// call sends req as a frame of kind and returns the payload of its answer. When ctx ends
+// first, the plugin is told to cancel the call and call returns ctx's error at once; the
+// answer the plugin still sends is read and dropped before the next call is sent. Errors
+// other than ctx's mean the process died or broke the protocol (Client.callError makes
+// them ErrCrashed); an answer over the receive limit is wire.ErrFrameTooLarge, and the
+// channel is given up.
+func (d *directChannel) call(ctx context.Context, kind byte, req proto.Message) ([]byte, error) {
 	payload, err := proto.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -63,7 +100,7 @@ func (d *directChannel) trace(ctx context.Context, req *tracev1.TraceRequest) (*
 	d.mu.Lock()
 	d.next++
 	id := d.next
-	if err := wire.WriteFrame(d.conn, wire.FrameTrace, id, payload); err != nil {
+	if err := wire.WriteFrame(d.conn, kind, id, payload); err != nil {
 		d.broken.Store(true)
 		d.mu.Unlock()
 		return nil, err
@@ -75,17 +112,17 @@ func (d *directChannel) trace(ctx context.Context, req *tracev1.TraceRequest) (*
 		// Wakes the read below; the call's answer is read on after it.
 		_ = d.conn.SetReadDeadline(time.Now())
 	})
-	resp, err := d.answer(id)
+	answer, err := d.answer(id)
 	if stop() {
 		d.mu.Unlock()
-		return resp, err
+		return answer, err
 	}
 	// ctx ended: the cancel frame is sent and the deadline set, or being set.
 	<-cancelled
 	_ = d.conn.SetReadDeadline(time.Time{})
 	if err == nil || !errors.Is(err, errReadDeadline) {
 		d.mu.Unlock()
-		return resp, err
+		return answer, err
 	}
 	go func() {
 		defer d.mu.Unlock()
@@ -97,16 +134,15 @@ func (d *directChannel) trace(ctx context.Context, req *tracev1.TraceRequest) (*
 // errReadDeadline is a read cut off by the deadline a cancelled call set.
 var errReadDeadline = errors.New("direct channel: read cut off")
 
-// answer reads frames until the answer to call id, dropping those of earlier calls. d.mu
-// is held.
-func (d *directChannel) answer(id uint64) (*tracev1.TraceResponse, error) {
+// answer reads frames until the answer to call id and returns its payload, dropping the
+// frames of earlier calls. d.mu is held.
+func (d *directChannel) answer(id uint64) ([]byte, error) {
 	for {
 		kind, got, payload, err := d.rd.Next(d.maxRecv)
 		switch {
 		case errors.Is(err, wire.ErrFrameTooLarge):
 			d.broken.Store(true)
-			return &tracev1.TraceResponse{Failure: &tracev1.Failure{Code: sdk.CodeOutputTooLarge,
-				Message: fmt.Sprintf("the engine's answer is larger than the %d MB the service can carry", d.maxRecv>>20)}}, nil
+			return nil, err
 		case err != nil:
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
 				return nil, fmt.Errorf("%w: %v", errReadDeadline, err)
@@ -121,7 +157,7 @@ func (d *directChannel) answer(id uint64) (*tracev1.TraceResponse, error) {
 			d.broken.Store(true)
 			return nil, fmt.Errorf("direct channel: unexpected frame kind %d", kind)
 		}
-		return decodeTraceResponse(payload)
+		return payload, nil
 	}
 }
 

@@ -45,8 +45,8 @@ func TestADirectAnswerDecodesAsTheProtobufCodecDecodesIt(t *testing.T) {
 }
 
 // TestTraceCallsGoOnTheDirectChannelOfAPluginThatServesIt: this sdk's plugin says it
-// serves the direct channel and traces there; one built as sdk 2.4.0 was (which had no
-// such channel) is called over gRPC and traces the same.
+// serves the direct channel and traces and measures there; one built as sdk 2.4.0 was
+// (which had no such channel) is called over gRPC and answers the same.
 func TestTraceCallsGoOnTheDirectChannelOfAPluginThatServesIt(t *testing.T) {
 	const wire = "github.com/tracecraft/tracecraft/sdk/internal/wire"
 	img := testbin.SolidPNG(t, 9, 5, color.NRGBA{B: 255, A: 255})
@@ -71,8 +71,12 @@ func TestTraceCallsGoOnTheDirectChannelOfAPluginThatServesIt(t *testing.T) {
 					t.Fatalf("trace: %+v, %v", res, err)
 				}
 			}
-			if c.TracesDirect() != tt.direct {
-				t.Errorf("traces on the direct channel: %v, want %v", c.TracesDirect(), tt.direct)
+			a, err := c.Analyze(context.Background(), pluginhost.AnalyzeRequest{Image: img})
+			if err != nil || a.Width != 9 || a.Height != 5 || a.Features["colors"] != 1 || a.Decode <= 0 {
+				t.Fatalf("analyze: %+v, %v", a, err)
+			}
+			if c.CallsDirect() != tt.direct {
+				t.Errorf("traces on the direct channel: %v, want %v", c.CallsDirect(), tt.direct)
 			}
 		})
 	}
@@ -83,7 +87,7 @@ func TestTraceCallsGoOnTheDirectChannelOfAPluginThatServesIt(t *testing.T) {
 // and the cancelled call's late answer is not taken for the next call's.
 func TestACancelledDirectCallStopsTheEngineAndTheNextCallGetsItsOwnAnswer(t *testing.T) {
 	c := start(t, "")
-	if _, err := c.Describe(context.Background()); err != nil || !c.TracesDirect() {
+	if _, err := c.Describe(context.Background()); err != nil || !c.CallsDirect() {
 		t.Fatalf("the plugin does not serve the direct channel (%v)", err)
 	}
 	img := testbin.SolidPNG(t, 6, 6, color.NRGBA{R: 255, A: 255})
@@ -126,7 +130,7 @@ func TestACancelledDirectCallStopsTheEngineAndTheNextCallGetsItsOwnAnswer(t *tes
 			}
 		})
 	}
-	if !c.TracesDirect() {
+	if !c.CallsDirect() {
 		t.Error("the direct channel was given up")
 	}
 }
@@ -142,8 +146,8 @@ func TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge(t *testing.T) {
 	defer c.Kill()
 	img := testbin.SolidPNG(t, 6, 6, color.NRGBA{R: 255, A: 255})
 	for i, direct := range []bool{true, false} {
-		if _, err := c.Describe(context.Background()); err != nil || c.TracesDirect() != direct {
-			t.Fatalf("call %d: traces on the direct channel: %v (%v), want %v", i, c.TracesDirect(), err, direct)
+		if _, err := c.Describe(context.Background()); err != nil || c.CallsDirect() != direct {
+			t.Fatalf("call %d: traces on the direct channel: %v (%v), want %v", i, c.CallsDirect(), err, direct)
 		}
 		_, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img, Params: map[string]any{"output": "big", "mb": 1.0}, OutputChecked: true})
 		if sdk.ErrorCode(err) != sdk.CodeOutputTooLarge {

@@ -12,9 +12,9 @@ func SetCloneIntoCgroup(on bool) bool {
 	return was
 }
 
-// TracesDirect reports whether the client sends its Trace calls on the plugin's direct
-// channel.
-func (c *Client) TracesDirect() bool { return c.directTrace.Load() && c.direct.sound() }
+// CallsDirect reports whether the client sends its Trace and Analyze calls on the
+// plugin's direct channel.
+func (c *Client) CallsDirect() bool { return c.directCalls.Load() && c.direct.sound() }
 
 // DecodeTraceResponse exports decodeTraceResponse for the tests.
 var DecodeTraceResponse = decodeTraceResponse

@@ -567,12 +567,12 @@ type DescribeResponse struct {
 	// reads_image_range says the plugin honours image_offset and image_length with
 	// image_file.
 	ReadsImageRange bool `protobuf:"varint,9,opt,name=reads_image_range,json=readsImageRange,proto3" json:"reads_image_range,omitempty"`
-	// direct_trace says the plugin serves Trace on the direct channel too: the socket the
-	// host passed it as the file descriptor named by TRACECRAFT_DIRECT_FD, one frame each
-	// way per call (sdk 2.5.0, see sdk/internal/wire). The host then sends its Trace calls
-	// there, and every other call over gRPC; a plugin that was passed no socket (an older
-	// host) leaves it unset.
-	DirectTrace   bool `protobuf:"varint,10,opt,name=direct_trace,json=directTrace,proto3" json:"direct_trace,omitempty"`
+	// direct_calls says the plugin serves Trace and Analyze on the direct channel too: the
+	// socket the host passed it as the file descriptor named by TRACECRAFT_DIRECT_FD, one
+	// frame each way per call (sdk 2.5.0, see sdk/internal/wire). The host then sends those
+	// calls there, and the others (Describe, Idle) over gRPC; a plugin that was passed no
+	// socket (an older host) leaves it unset.
+	DirectCalls   bool `protobuf:"varint,10,opt,name=direct_calls,json=directCalls,proto3" json:"direct_calls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -670,9 +670,9 @@ func (x *DescribeResponse) GetReadsImageRange() bool {
 	return false
 }
 
-func (x *DescribeResponse) GetDirectTrace() bool {
+func (x *DescribeResponse) GetDirectCalls() bool {
 	if x != nil {
-		return x.DirectTrace
+		return x.DirectCalls
 	}
 	return false
 }
@@ -1153,8 +1153,8 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"\x10reads_image_file\x18\a \x01(\bR\x0ereadsImageFile\x12#\n" +
 	"\rkeeps_decoded\x18\b \x01(\bR\fkeepsDecoded\x12*\n" +
 	"\x11reads_image_range\x18\t \x01(\bR\x0freadsImageRange\x12!\n" +
-	"\fdirect_trace\x18\n" +
-	" \x01(\bR\vdirectTrace\"7\n" +
+	"\fdirect_calls\x18\n" +
+	" \x01(\bR\vdirectCalls\"7\n" +
 	"\aFailure\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\x8f\x03\n" +

@@ -12,20 +12,22 @@ import (
 	"syscall"
 )
 
-// The direct channel carries Trace calls beside gRPC, on a socket pair the host makes
-// for each plugin process: its end is the plugin's file descriptor named by DirectEnv. A
-// call on it is one frame each way, written and read by the goroutines that make and
-// serve it, without the HTTP/2 stream, the writer and reader goroutines and the wake-ups
-// between them that a gRPC call costs on each side (0.5 ms of a 4 MP upload's overhead
-// beyond the engine's own time, where a bare round trip between two processes costs
-// 0.1 ms). A plugin that serves it says so in its description (direct_trace); the host
-// calls Trace on it only then, and everything else over gRPC.
+// The direct channel carries Trace and Analyze calls beside gRPC, on a socket pair the
+// host makes for each plugin process: its end is the plugin's file descriptor named by
+// DirectEnv. A call on it is one frame each way, written and read by the goroutines that
+// make and serve it, without the HTTP/2 stream, the writer and reader goroutines and the
+// wake-ups between them that a gRPC call costs on each side (0.5 ms of a 4 MP upload's
+// overhead beyond the engine's own time, where a bare round trip between two processes
+// costs 0.1 ms). A plugin that serves it says so in its description (direct_calls); the host
+// sends it Trace and Analyze calls there only then, and the others (Describe, Idle) over
+// gRPC.
 //
 // A frame is a header of DirectHeader bytes, the length of the payload (4 bytes, big
 // endian), the frame's kind (1 byte) and the call's id (8 bytes, big endian), then the
-// payload: a TraceRequest (FrameTrace), a TraceResponse (FrameResult), the message of
-// a call that failed without an answer (FrameError), or nothing (FrameCancel). Calls run
-// one at a time: the host sends the next one once the last one's answer has come.
+// payload: a TraceRequest (FrameTrace) or an AnalyzeRequest (FrameAnalyze), the
+// TraceResponse or AnalyzeResponse answering it (FrameResult), the message of a call that
+// failed without an answer (FrameError), or nothing (FrameCancel). Calls run one at a
+// time: the host sends the next one once the last one's answer has come.
 
 // DirectEnv names the plugin's file descriptor of the direct channel, in the plugin's
 // environment.
@@ -45,6 +47,8 @@ const (
 	// FrameError says the call of its id ended without an answer: cancelled, or the
 	// request could not be read (plugin to host).
 	FrameError byte = 4
+	// FrameAnalyze asks the plugin to run an Analyze call (host to plugin).
+	FrameAnalyze byte = 5
 )
 
 // ErrFrameTooLarge reports a frame longer than its reader accepts; the rest of the

@@ -27,8 +27,8 @@ import (
 // analysis), which the host's auto uses when an engine reports them; 2.4.0 leaves out
 // its own check of the SVG when the host says it checks it (TraceRequest.
 // host_checks_output), instead of making the answer wait for the same check twice;
-// 2.5.0 serves Trace on the direct channel the host passes it (DescribeResponse.
-// direct_trace; see direct.go).
+// 2.5.0 serves Trace and Analyze on the direct channel the host passes it
+// (DescribeResponse.direct_calls; see direct.go).
 const SDKVersion = "2.5.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
