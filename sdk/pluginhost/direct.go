@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,15 +18,15 @@ import (
 
 // directChannel is the host's end of a plugin's direct channel (see package wire), for
 // Trace and Analyze calls: the calling goroutine writes its request frame and reads the
-// answer itself, so a call
-// costs the two processes' wake-ups and nothing between them.
+// answer itself, so a call costs the two processes' wake-ups and nothing between them.
 type directChannel struct {
 	conn    *net.UnixConn
 	maxRecv int
-	// mu is held by a call from its request until its answer has been read: by the
-	// call itself, or, when its context ended first, by the goroutine that reads the
-	// answer it gave up on. rd, next and the connection's deadline are mu's.
-	mu   sync.Mutex
+	// turn holds a token while a call is under way, from its request until its answer
+	// has been read: by the call itself, or, when its context ended first, by the
+	// goroutine that reads the answer it gave up on. A call waits for its turn only as
+	// long as its context lasts. rd, next and the connection's deadline are the turn's.
+	turn chan struct{}
 	rd   *wire.FrameReader
 	next uint64
 	// broken is set once the stream cannot be read on (a frame over the limit, a read
@@ -36,7 +35,7 @@ type directChannel struct {
 }
 
 func newDirectChannel(conn *net.UnixConn, maxRecv int) *directChannel {
-	return &directChannel{conn: conn, maxRecv: maxRecv, rd: wire.NewFrameReader(conn)}
+	return &directChannel{conn: conn, maxRecv: maxRecv, rd: wire.NewFrameReader(conn), turn: make(chan struct{}, 1)}
 }
 
 // sound reports whether calls can still go on the channel.
@@ -88,7 +87,8 @@ func (d *directChannel) tooLarge() *tracev1.Failure {
 
 // call sends req as a frame of kind and returns the payload of its answer. When ctx ends
 // first, the plugin is told to cancel the call and call returns ctx's error at once; the
-// answer the plugin still sends is read and dropped before the next call is sent. Errors
+// answer the plugin still sends is read and dropped before the next call is sent (a call
+// that waits for that gives up when its own ctx ends). Errors
 // other than ctx's mean the process died or broke the protocol (Client.callError makes
 // them ErrCrashed); an answer over the receive limit is wire.ErrFrameTooLarge, and the
 // channel is given up.
@@ -97,12 +97,19 @@ func (d *directChannel) call(ctx context.Context, kind byte, req proto.Message) 
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case d.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	d.next++
 	id := d.next
 	if err := wire.WriteFrame(d.conn, kind, id, payload); err != nil {
 		d.broken.Store(true)
-		d.mu.Unlock()
+		<-d.turn
 		return nil, err
 	}
 	cancelled := make(chan struct{})
@@ -114,18 +121,18 @@ func (d *directChannel) call(ctx context.Context, kind byte, req proto.Message) 
 	})
 	answer, err := d.answer(id)
 	if stop() {
-		d.mu.Unlock()
+		<-d.turn
 		return answer, err
 	}
 	// ctx ended: the cancel frame is sent and the deadline set, or being set.
 	<-cancelled
 	_ = d.conn.SetReadDeadline(time.Time{})
 	if err == nil || !errors.Is(err, errReadDeadline) {
-		d.mu.Unlock()
+		<-d.turn
 		return answer, err
 	}
 	go func() {
-		defer d.mu.Unlock()
+		defer func() { <-d.turn }()
 		_, _ = d.answer(id)
 	}()
 	return nil, ctx.Err()
@@ -135,7 +142,7 @@ func (d *directChannel) call(ctx context.Context, kind byte, req proto.Message) 
 var errReadDeadline = errors.New("direct channel: read cut off")
 
 // answer reads frames until the answer to call id and returns its payload, dropping the
-// frames of earlier calls. d.mu is held.
+// frames of earlier calls. The caller has the turn.
 func (d *directChannel) answer(id uint64) ([]byte, error) {
 	for {
 		kind, got, payload, err := d.rd.Next(d.maxRecv)

@@ -155,3 +155,40 @@ func TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestACallWaitingBehindAnAbandonedOneKeepsItsOwnDeadline: the engine ignores the cancel
+// of a call and works on for 2 s; the next call, which cannot be sent before that answer
+// has been read, ends at its own deadline, and a call after the engine has answered gets
+// its own answer.
+func TestACallWaitingBehindAnAbandonedOneKeepsItsOwnDeadline(t *testing.T) {
+	c := start(t, "")
+	if _, err := c.Describe(context.Background()); err != nil || !c.CallsDirect() {
+		t.Fatalf("the plugin does not serve the direct channel (%v)", err)
+	}
+	img := testbin.SolidPNG(t, 4, 4, color.NRGBA{R: 255, A: 255})
+	for i, tt := range []struct {
+		params map[string]any
+		limit  time.Duration
+		want   error
+	}{
+		{map[string]any{"action": "hang", "ms": 2000.0}, 100 * time.Millisecond, context.DeadlineExceeded},
+		{nil, 200 * time.Millisecond, context.DeadlineExceeded},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), tt.limit)
+		started := time.Now()
+		_, err := c.Trace(ctx, pluginhost.TraceRequest{Image: img, Params: tt.params})
+		cancel()
+		if !errors.Is(err, tt.want) || time.Since(started) > tt.limit+300*time.Millisecond {
+			t.Fatalf("call %d: got %v after %v, want %v at %v", i, err, time.Since(started), tt.want, tt.limit)
+		}
+	}
+	idle, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	if err := c.Idle(idle); err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Trace(context.Background(), pluginhost.TraceRequest{Image: img, Params: map[string]any{"color": "#010203"}})
+	if err != nil || !strings.Contains(string(res.SVG), `fill="#010203"`) {
+		t.Fatalf("the call after: %s, %v", res.SVG, err)
+	}
+}
