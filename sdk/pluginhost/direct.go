@@ -30,7 +30,9 @@ type directChannel struct {
 	rd   *wire.FrameReader
 	next uint64
 	// broken is set once the stream cannot be read on (a frame over the limit, a read
-	// that failed otherwise): the plugin's calls go over gRPC from then on.
+	// that failed otherwise): the plugin's calls go over gRPC from then on, and the
+	// host's end is closed, so that the plugin's end closes too (its writer may be stuck
+	// on an answer nobody will read).
 	broken atomic.Bool
 }
 
@@ -108,7 +110,7 @@ func (d *directChannel) call(ctx context.Context, kind byte, req proto.Message) 
 	d.next++
 	id := d.next
 	if err := wire.WriteFrame(d.conn, kind, id, payload); err != nil {
-		d.broken.Store(true)
+		d.close()
 		<-d.turn
 		return nil, err
 	}
@@ -148,20 +150,20 @@ func (d *directChannel) answer(id uint64) ([]byte, error) {
 		kind, got, payload, err := d.rd.Next(d.maxRecv)
 		switch {
 		case errors.Is(err, wire.ErrFrameTooLarge):
-			d.broken.Store(true)
+			d.close()
 			return nil, err
 		case err != nil:
 			if ne, ok := err.(net.Error); ok && ne.Timeout() {
 				return nil, fmt.Errorf("%w: %v", errReadDeadline, err)
 			}
-			d.broken.Store(true)
+			d.close()
 			return nil, err
 		case got != id:
 			continue
 		case kind == wire.FrameError:
 			return nil, fmt.Errorf("%w: %s", errDirectCall, payload)
 		case kind != wire.FrameResult:
-			d.broken.Store(true)
+			d.close()
 			return nil, fmt.Errorf("direct channel: unexpected frame kind %d", kind)
 		}
 		return payload, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"image/color"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,8 +138,9 @@ func TestACancelledDirectCallStopsTheEngineAndTheNextCallGetsItsOwnAnswer(t *tes
 }
 
 // TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge: a 1 MiB SVG against a limit of
-// 512 KiB is refused from its frame's header, after which the client's calls go over
-// gRPC, which refuses it too.
+// 512 KiB is refused from its frame's header, the channel is closed on both ends (the
+// plugin holds one socket fewer), and the client's calls go over gRPC, which refuses it
+// too.
 func TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge(t *testing.T) {
 	c, err := pluginhost.Start(pluginhost.Launch{Path: testbin.Build(t, "./internal/rogueengine", "main.name=checked"), MaxReceiveBytes: 512 << 10})
 	if err != nil {
@@ -145,6 +148,7 @@ func TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge(t *testing.T) {
 	}
 	defer c.Kill()
 	img := testbin.SolidPNG(t, 6, 6, color.NRGBA{R: 255, A: 255})
+	sockets := socketsOf(t, c.Pid())
 	for i, direct := range []bool{true, false} {
 		if _, err := c.Describe(context.Background()); err != nil || c.CallsDirect() != direct {
 			t.Fatalf("call %d: traces on the direct channel: %v (%v), want %v", i, c.CallsDirect(), err, direct)
@@ -153,7 +157,27 @@ func TestADirectAnswerOverTheReceiveLimitIsOutputTooLarge(t *testing.T) {
 		if sdk.ErrorCode(err) != sdk.CodeOutputTooLarge {
 			t.Fatalf("call %d: got %v, want %s", i, err, sdk.CodeOutputTooLarge)
 		}
+		if i == 0 && !testbin.Eventually(5*time.Second, func() bool { return socketsOf(t, c.Pid()) == sockets-1 }) {
+			t.Errorf("the plugin holds %d sockets after the channel was given up, want %d", socketsOf(t, c.Pid()), sockets-1)
+		}
 	}
+}
+
+// socketsOf counts the sockets process pid has open.
+func socketsOf(t *testing.T, pid int) int {
+	t.Helper()
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range entries {
+		if link, err := os.Readlink(dir + "/" + e.Name()); err == nil && strings.HasPrefix(link, "socket:") {
+			n++
+		}
+	}
+	return n
 }
 
 // TestACallWaitingBehindAnAbandonedOneKeepsItsOwnDeadline: the engine ignores the cancel
