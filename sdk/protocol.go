@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc"
 
@@ -15,25 +14,26 @@ import (
 // Version is the version of this sdk, reported by plugins in their description.
 const Version = wire.SDKVersion
 
-// versionedPlugins returns the plugin set of the protocol version this sdk serves for
-// engine e: the newest; the host keeps serving the one before (see the README's
-// protocol policy).
-func versionedPlugins(e bound, logger hclog.Logger) map[int]plugin.PluginSet {
+// versionedPlugins returns the plugin set of the protocol version this sdk serves with
+// s: the newest; the host keeps serving the one before (see the README's protocol
+// policy).
+func versionedPlugins(s *server) map[int]plugin.PluginSet {
 	return map[int]plugin.PluginSet{
-		wire.PluginProtocol(): {wire.PluginName: &grpcPlugin{engine: e, logger: logger}},
+		wire.PluginProtocol(): {wire.PluginName: &grpcPlugin{server: s}},
 	}
 }
 
-// grpcPlugin binds the gRPC service (the same for protocols 1 and 2) to go-plugin, on the plugin side.
+// grpcPlugin binds the gRPC service (the same for protocols 1 and 2) to go-plugin, on the
+// plugin side. Its server is the one the direct channel also calls, so that one job runs
+// at a time whichever way it came.
 type grpcPlugin struct {
 	plugin.NetRPCUnsupportedPlugin
-	engine bound
-	logger hclog.Logger
+	server *server
 }
 
 // GRPCServer registers the engine's service.
 func (p *grpcPlugin) GRPCServer(_ *plugin.GRPCBroker, s *grpc.Server) error {
-	tracev1.RegisterEngineServer(s, newServer(p.engine, p.logger))
+	tracev1.RegisterEngineServer(s, p.server)
 	return nil
 }
 

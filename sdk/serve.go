@@ -65,9 +65,15 @@ func Serve[P any](e Engine[P], opts ...ServeOption) {
 		os.Exit(1)
 	}
 	go watchParent(os.Getppid(), cfg.parentCheck)
+	srv := newServer(b, cfg.logger)
+	if conn := wire.PluginDirectConn(); conn != nil && wire.ServesDirect() {
+		// Before the handshake, so that the description says so from the first call.
+		srv.direct = true
+		go srv.serveDirect(conn)
+	}
 	plugin.Serve(&plugin.ServeConfig{
 		HandshakeConfig:  wire.Handshake,
-		VersionedPlugins: versionedPlugins(b, cfg.logger),
+		VersionedPlugins: versionedPlugins(srv),
 		GRPCServer: func(opts []grpc.ServerOption) *grpc.Server {
 			opts = append(opts, grpc.MaxRecvMsgSize(wire.MaxMessageBytes), grpc.MaxSendMsgSize(wire.MaxMessageBytes),
 				grpc.InitialWindowSize(wire.FlowWindow), grpc.InitialConnWindowSize(wire.FlowWindow),

@@ -41,6 +41,9 @@ type server struct {
 	// jobs counts the calls that did work, so that a release timer knows whether
 	// another job came since it was set.
 	jobs int
+	// direct says the server also serves Trace on the direct channel (serveDirect), set
+	// before it serves anything.
+	direct bool
 }
 
 // idleRelease is how long a plugin stays idle after a job before it hands the memory the
@@ -157,7 +160,9 @@ func bind[P any](e Engine[P]) (bound, error) {
 
 // Describe returns the engine's description.
 func (s *server) Describe(_ context.Context, req *tracev1.DescribeRequest) (*tracev1.DescribeResponse, error) {
-	return descriptorToProto(s.desc, req.GetLists()), nil
+	d := descriptorToProto(s.desc, req.GetLists())
+	d.DirectCalls = s.direct
+	return d, nil
 }
 
 // Idle answers once no call runs: the host asks after cancelling a call, to learn that

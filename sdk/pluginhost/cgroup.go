@@ -57,6 +57,9 @@ type cgroupRunner struct {
 	stdin  io.Reader
 	dir    string // the cgroup, made for this one process
 
+	// extraFiles are passed to the plugin from file descriptor 3 on (the direct channel).
+	extraFiles []*os.File
+
 	cmd            *exec.Cmd
 	stdout, stderr io.ReadCloser
 	pid            int
@@ -108,6 +111,7 @@ func (r *cgroupRunner) start(cgroupFD int) error {
 	cmd := exec.Command(r.path)
 	cmd.Env = r.env
 	cmd.Stdin = r.stdin
+	cmd.ExtraFiles = r.extraFiles
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if cgroupFD >= 0 {
 		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, cgroupFD

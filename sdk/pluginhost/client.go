@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -73,6 +74,11 @@ type Client struct {
 	described, readsFile, readsRange, keepsDecoded atomic.Bool
 	// sdkVersion is the sdk release the plugin was built with, from its description.
 	sdkVersion atomic.Value
+	// direct is the host's end of the plugin's direct channel, nil if none could be
+	// made; directCalls says the plugin serves Trace and Analyze on it (from its
+	// description).
+	direct      *directChannel
+	directCalls atomic.Bool
 }
 
 // Start launches the plugin at l.Path, performs the handshake (negotiating the protocol
@@ -104,11 +110,29 @@ func Start(l Launch) (c *Client, err error) {
 			grpc.WithInitialWindowSize(wire.FlowWindow), grpc.WithInitialConnWindowSize(wire.FlowWindow),
 			grpc.WithReadBufferSize(wire.IOBuffer), grpc.WithWriteBufferSize(wire.IOBuffer)},
 	}
+	// The direct channel's socket pair: the plugin's end goes to the process as file
+	// descriptor 3, and the host's copy of it is closed once the process has it. Without
+	// one, every call goes over gRPC.
+	hostEnd, pluginEnd, directErr := wire.DirectPair()
+	var extra []*os.File
+	var extraEnv []string
+	if directErr == nil {
+		defer pluginEnd.Close()
+		defer func() {
+			if err != nil {
+				hostEnd.Close()
+			}
+		}()
+		extra, extraEnv = []*os.File{pluginEnd}, []string{wire.DirectEnv + "=3"}
+	} else {
+		logger.Warn("no direct channel to the engine process; its calls go over gRPC", "error", directErr)
+	}
 	var cmd *exec.Cmd
 	var cg *cgroupRunner
 	if l.Cgroup == "" {
 		cmd = exec.Command(l.Path)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.ExtraFiles, cmd.Env = extra, extraEnv
 		cfg.Cmd = cmd
 	} else {
 		defer func() {
@@ -120,7 +144,9 @@ func Start(l Launch) (c *Client, err error) {
 			}
 		}()
 		cfg.RunnerFunc = func(rl hclog.Logger, spec *exec.Cmd, _ string) (runner.Runner, error) {
+			spec.Env = append(spec.Env, extraEnv...)
 			cg = newCgroupRunner(rl, l.Path, spec, l.Cgroup)
+			cg.extraFiles = extra
 			return cg, nil
 		}
 	}
@@ -148,7 +174,11 @@ func Start(l Launch) (c *Client, err error) {
 		pc.Kill()
 		return nil, fmt.Errorf("%s: unexpected plugin type %T", l.Path, raw)
 	}
-	return &Client{pc: pc, rpc: rpc, cmd: cmd, cgroup: cg, protocol: pc.NegotiatedVersion()}, nil
+	c = &Client{pc: pc, rpc: rpc, cmd: cmd, cgroup: cg, protocol: pc.NegotiatedVersion()}
+	if directErr == nil {
+		c.direct = newDirectChannel(hostEnd, maxRecv)
+	}
+	return c, nil
 }
 
 // Placement says how the process was put in its cgroup: PlacedByClone or PlacedByProcs;
@@ -196,6 +226,7 @@ func (c *Client) noteCapabilities(r *tracev1.DescribeResponse) {
 	c.readsRange.Store(r.GetReadsImageRange())
 	c.keepsDecoded.Store(r.GetKeepsDecoded())
 	c.sdkVersion.Store(r.GetSdkVersion())
+	c.directCalls.Store(r.GetDirectCalls() && c.direct != nil)
 }
 
 // SDKVersion returns the version of the sdk the plugin was built with, as its first
@@ -316,18 +347,21 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 	if err != nil {
 		return TraceResult{}, sdk.Errorf(sdk.CodeInvalidSettings, "%v", err)
 	}
+	if err := c.learn(ctx); err != nil {
+		return TraceResult{}, c.callError(ctx, err)
+	}
 	var r *tracev1.TraceResponse
 	var f *tracev1.Failure
 	sent := false
 	if req.UseKept && c.keepsDecoded.Load() {
-		r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{UseKept: true, Params: params, MaxPixels: uint64(max(0, req.MaxPixels)), HostChecksOutput: req.OutputChecked})
+		r, err = c.trace(ctx, &tracev1.TraceRequest{UseKept: true, Params: params, MaxPixels: uint64(max(0, req.MaxPixels)), HostChecksOutput: req.OutputChecked})
 		f = r.GetFailure()
 		sent = err != nil || f.GetCode() != wire.CodeNoKeptImage
 	}
 	if !sent {
 		f, err = c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 			var err error
-			r, err = c.rpc.Trace(ctx, &tracev1.TraceRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
+			r, err = c.trace(ctx, &tracev1.TraceRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
 				Params: params, MaxPixels: uint64(max(0, req.MaxPixels)), HostChecksOutput: req.OutputChecked})
 			return r.GetFailure(), err
 		})
@@ -343,6 +377,23 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 		Decode: time.Duration(r.GetDecodeMicros()) * time.Microsecond,
 		Trace:  time.Duration(r.GetTraceMicros()) * time.Microsecond,
 	}, nil
+}
+
+// trace sends one Trace call: on the direct channel when the plugin serves it there and
+// the channel is sound, else over gRPC.
+func (c *Client) trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
+	if c.directCalls.Load() && c.direct.sound() {
+		return c.direct.trace(ctx, req)
+	}
+	return c.rpc.Trace(ctx, req)
+}
+
+// analyzeCall sends one Analyze call, on the direct channel if it can, as trace does.
+func (c *Client) analyzeCall(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
+	if c.directCalls.Load() && c.direct.sound() {
+		return c.direct.analyze(ctx, req)
+	}
+	return c.rpc.Analyze(ctx, req)
 }
 
 // Analysis is a plugin's measurement of an image.
@@ -379,10 +430,13 @@ func (c *Client) AnalyzeKeep(ctx context.Context, req AnalyzeRequest) (Analysis,
 }
 
 func (c *Client) analyze(ctx context.Context, req AnalyzeRequest, keep bool) (Analysis, error) {
+	if err := c.learn(ctx); err != nil {
+		return Analysis{}, c.callError(ctx, err)
+	}
 	var r *tracev1.AnalyzeResponse
 	f, err := c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 		var err error
-		r, err = c.rpc.Analyze(ctx, &tracev1.AnalyzeRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
+		r, err = c.analyzeCall(ctx, &tracev1.AnalyzeRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
 			MaxPixels: uint64(max(0, req.MaxPixels)), Keep: keep})
 		return r.GetFailure(), err
 	})
@@ -452,6 +506,9 @@ func (c *Client) Close() { c.stop(true) }
 func (c *Client) stop(graceful bool) {
 	c.killOnce.Do(func() {
 		go c.releaseFile()
+		if c.direct != nil {
+			defer c.direct.close()
+		}
 		if graceful {
 			c.pc.Kill()
 		}

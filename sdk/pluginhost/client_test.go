@@ -216,7 +216,7 @@ func TestHostServesTheCurrentAndThePreviousProtocol(t *testing.T) {
 		{"this sdk", testbin.TestEngine(t, "testengine", ""), pluginhost.ProtocolVersion, sdk.Version},
 		{"the previous sdk", previousSDKEngine(t), pluginhost.OldestProtocol, "1.4.0"},
 	}
-	if pluginhost.OldestProtocol != pluginhost.ProtocolVersion-1 || sdk.Version != "2.4.0" {
+	if pluginhost.OldestProtocol != pluginhost.ProtocolVersion-1 || sdk.Version != "2.5.0" {
 		t.Fatalf("protocols %d..%d, sdk %s: the policy is N and N-1", pluginhost.OldestProtocol, pluginhost.ProtocolVersion, sdk.Version)
 	}
 	img := testbin.SolidPNG(t, 8, 6, color.NRGBA{G: 255, A: 255})

@@ -11,3 +11,10 @@ func SetCloneIntoCgroup(on bool) bool {
 	cloneIntoCgroup = on
 	return was
 }
+
+// CallsDirect reports whether the client sends its Trace and Analyze calls on the
+// plugin's direct channel.
+func (c *Client) CallsDirect() bool { return c.directCalls.Load() && c.direct.sound() }
+
+// DecodeTraceResponse exports decodeTraceResponse for the tests.
+var DecodeTraceResponse = decodeTraceResponse

@@ -64,6 +64,21 @@ func BenchmarkTraceTransport(b *testing.B) {
 			transportCost(b, c, pluginhost.TraceRequest{Image: dot.Bytes(), Params: map[string]any{"action": "sleep", "ms": idle}})
 		})
 	}
+	// The same for an Analyze call (preset auto's first call), the plugin's own decode
+	// and measurement subtracted.
+	b.Run("analyze/1px", func(b *testing.B) {
+		var cost []time.Duration
+		for b.Loop() {
+			start := time.Now()
+			a, err := c.Analyze(context.Background(), pluginhost.AnalyzeRequest{Image: dot.Bytes()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			cost = append(cost, time.Since(start)-a.Took)
+		}
+		sort.Slice(cost, func(i, j int) bool { return cost[i] < cost[j] })
+		b.ReportMetric(float64(cost[len(cost)/2].Microseconds())/1000, "transport-p50-ms")
+	})
 }
 
 // transportCost runs req until the benchmark ends and reports the median of the call's

@@ -70,7 +70,7 @@ func TestEnginesOfBothProtocolsLoadSideBySide(t *testing.T) {
 			t.Errorf("%s: trace: %v", s.Name, err)
 		}
 	}
-	for _, line := range []string{"engine=previous version=1.0.0 stability=stable protocol=1 sdk=1.4.0", "engine=current version=1.0.0 stability=stable protocol=2 sdk=2.4.0"} {
+	for _, line := range []string{"engine=previous version=1.0.0 stability=stable protocol=1 sdk=1.4.0", "engine=current version=1.0.0 stability=stable protocol=2 sdk=2.5.0"} {
 		if !strings.Contains(log.String(), line) {
 			t.Errorf("the log does not say %q:\n%s", line, log.String())
 		}

@@ -567,8 +567,14 @@ type DescribeResponse struct {
 	// reads_image_range says the plugin honours image_offset and image_length with
 	// image_file.
 	ReadsImageRange bool `protobuf:"varint,9,opt,name=reads_image_range,json=readsImageRange,proto3" json:"reads_image_range,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// direct_calls says the plugin serves Trace and Analyze on the direct channel too: the
+	// socket the host passed it as the file descriptor named by TRACECRAFT_DIRECT_FD, one
+	// frame each way per call (sdk 2.5.0, see sdk/internal/wire). The host then sends those
+	// calls there, and the others (Describe, Idle) over gRPC; a plugin that was passed no
+	// socket (an older host) leaves it unset.
+	DirectCalls   bool `protobuf:"varint,10,opt,name=direct_calls,json=directCalls,proto3" json:"direct_calls,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DescribeResponse) Reset() {
@@ -660,6 +666,13 @@ func (x *DescribeResponse) GetKeepsDecoded() bool {
 func (x *DescribeResponse) GetReadsImageRange() bool {
 	if x != nil {
 		return x.ReadsImageRange
+	}
+	return false
+}
+
+func (x *DescribeResponse) GetDirectCalls() bool {
+	if x != nil {
+		return x.DirectCalls
 	}
 	return false
 }
@@ -1128,7 +1141,7 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	" \x01(\tR\x06format\x12\x1d\n" +
 	"\n" +
 	"max_length\x18\v \x01(\rR\tmaxLength\x12\x1b\n" +
-	"\tmax_items\x18\f \x01(\rR\bmaxItems\"\xf0\x02\n" +
+	"\tmax_items\x18\f \x01(\rR\bmaxItems\"\x93\x03\n" +
 	"\x10DescribeResponse\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12<\n" +
@@ -1139,7 +1152,9 @@ const file_trace_v1_trace_proto_rawDesc = "" +
 	"sdkVersion\x12(\n" +
 	"\x10reads_image_file\x18\a \x01(\bR\x0ereadsImageFile\x12#\n" +
 	"\rkeeps_decoded\x18\b \x01(\bR\fkeepsDecoded\x12*\n" +
-	"\x11reads_image_range\x18\t \x01(\bR\x0freadsImageRange\"7\n" +
+	"\x11reads_image_range\x18\t \x01(\bR\x0freadsImageRange\x12!\n" +
+	"\fdirect_calls\x18\n" +
+	" \x01(\bR\vdirectCalls\"7\n" +
 	"\aFailure\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\"\x8f\x03\n" +

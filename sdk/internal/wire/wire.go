@@ -26,8 +26,10 @@ import (
 // working; 2.3.0 the image measures texture_share and top16_fine_share (package
 // analysis), which the host's auto uses when an engine reports them; 2.4.0 leaves out
 // its own check of the SVG when the host says it checks it (TraceRequest.
-// host_checks_output), instead of making the answer wait for the same check twice.
-const SDKVersion = "2.4.0"
+// host_checks_output), instead of making the answer wait for the same check twice;
+// 2.5.0 serves Trace and Analyze on the direct channel the host passes it
+// (DescribeResponse.direct_calls; see direct.go).
+const SDKVersion = "2.5.0"
 
 // The protocol policy: the host serves the newest protocol version N and the one before
 // it, N-1, side by side (go-plugin's versioned plugins, negotiated in the handshake), so
@@ -61,6 +63,10 @@ func PluginProtocol() int {
 	}
 	return ProtocolVersion
 }
+
+// ServesDirect reports whether a plugin of this sdk serves the direct channel: not one
+// built as an earlier release (reportedSDK set at link time), which did not.
+func ServesDirect() bool { return reportedSDK == "" }
 
 // ReportedSDKVersion is the sdk version a plugin reports in its description.
 func ReportedSDKVersion() string {
