@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 )
 
 // outlinesByCrackList is Outlines as first written: every crack listed in raster order,
@@ -114,6 +116,61 @@ func TestOutlinesFollowEveryCrackAsTheCrackListDoes(t *testing.T) {
 				for i := range got {
 					if !slices.Equal(got[i], want[i]) {
 						t.Fatalf("seed %d: outline %d is %v, want %v", seed, i, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestEdgeOutlinesAreOutlinesMovedBySubpixel(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		w, h          int
+		shape, inside float64 // densities of the shape's pixels, and of b's within it
+		edge          float64
+	}{
+		{"specks at half", 40, 30, 0.3, 0.5, 0.5},
+		{"blobs at half", 50, 41, 0.9, 0.9, 0.5},
+		{"blobs at a third", 50, 41, 0.9, 0.8, 0.33},
+		{"all of the shape", 23, 17, 0.7, 1.01, 0.5},
+		{"the whole image", 20, 20, 1.01, 1.01, 0.5},
+		{"a single row", 64, 1, 0.8, 0.8, 0.5},
+		{"a single column", 1, 64, 0.8, 0.8, 0.5},
+		{"nothing", 20, 20, 0.5, 0, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(10) {
+				rng := rand.New(rand.NewPCG(seed, 5))
+				in, b := make([]bool, tc.w*tc.h), make([]bool, tc.w*tc.h)
+				g := &ink.Image{W: tc.w, H: tc.h, Pix: make([]uint8, tc.w*tc.h)}
+				for i := range in {
+					in[i] = rng.Float64() < tc.shape
+					b[i] = in[i] && rng.Float64() < tc.inside
+					// Ink mostly dark, paper mostly light, both sometimes grey.
+					v := rng.IntN(256)
+					if in[i] && rng.IntN(3) > 0 {
+						v = 128 + v/2
+					}
+					g.Pix[i] = uint8(v)
+				}
+				parts := NewParts(in, tc.w, tc.h)
+				want := parts.Outlines(b)
+				firsts := make([]Pt, len(want))
+				for i, poly := range want {
+					firsts[i] = poly[0]
+				}
+				Subpixel(want, g, tc.edge)
+				got, gotFirsts := parts.EdgeOutlines(b, g, tc.edge)
+				if len(got) != len(want) || len(gotFirsts) != len(got) {
+					t.Fatalf("seed %d: %d outlines and %d firsts, want %d", seed, len(got), len(gotFirsts), len(want))
+				}
+				for i := range got {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("seed %d: outline %d is %v, want %v", seed, i, got[i], want[i])
+					}
+					if gotFirsts[i] != firsts[i] {
+						t.Fatalf("seed %d: outline %d's first is %v, want %v", seed, i, gotFirsts[i], firsts[i])
 					}
 				}
 			}

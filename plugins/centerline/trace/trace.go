@@ -307,13 +307,7 @@ type loop struct {
 // parts, moved to the ink's edge, and the first point of each before it was moved
 // (which tells the part it is beside).
 func outlinePolys(parts *fill.Parts, b []bool, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
-	polys := parts.Outlines(b)
-	firsts := make([]fill.Pt, len(polys))
-	for i, poly := range polys {
-		firsts[i] = poly[0]
-	}
-	fill.Subpixel(polys, g, level/2)
-	return polys, firsts
+	return parts.EdgeOutlines(b, g, level/2)
 }
 
 // fitOutlines fits polys (firsts: their loops' firsts) in parallel, leaving out those
