@@ -188,6 +188,27 @@ func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt
 	return outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1, g, edge)
 }
 
+// SelectEdgeOutlines is p.EdgeOutlines(p.Select(sel), g, edge) without looking for
+// the selected parts' runs in their mask: they are the runs of p's shape numbered
+// in sel (nil, nil when sel selects no part).
+func (p *Parts) SelectEdgeOutlines(sel []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
+	b := p.Select(sel)
+	if b == nil {
+		return nil, nil
+	}
+	h := len(p.r.Start) - 1
+	rs := distance.Runs{Start: make([]int32, h+1)}
+	for y := range h {
+		for i := p.r.Start[y]; i < p.r.Start[y+1]; i++ {
+			if sel[p.number[i]] {
+				rs.Spans = append(rs.Spans, p.r.Spans[i])
+			}
+		}
+		rs.Start[y+1] = int32(len(rs.Spans))
+	}
+	return outlines(b, rs, p.w, h, g, edge)
+}
+
 // outlines is Outlines of the w x h mask b whose runs are rs. When g is not nil, it
 // moves each point as Subpixel(polys, g, edge) does and returns too each outline's
 // first point before it was moved.

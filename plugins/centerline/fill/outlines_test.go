@@ -177,3 +177,49 @@ func TestEdgeOutlinesAreOutlinesMovedBySubpixel(t *testing.T) {
 		})
 	}
 }
+
+func TestSelectEdgeOutlinesAreTheSelectedPartsEdgeOutlines(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		w, h         int
+		shape, chose float64 // densities of the shape's pixels, and the share of parts selected
+	}{
+		{"specks, half chosen", 40, 30, 0.2, 0.5},
+		{"parts with holes, half chosen", 50, 41, 0.6, 0.5},
+		{"every part", 30, 20, 0.4, 1.01},
+		{"no part", 30, 20, 0.4, 0},
+		{"the whole image", 20, 20, 1.01, 1.01},
+		{"a single row", 64, 1, 0.6, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(10) {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				in := make([]bool, tc.w*tc.h)
+				g := &ink.Image{W: tc.w, H: tc.h, Pix: make([]uint8, tc.w*tc.h)}
+				for i := range in {
+					in[i] = rng.Float64() < tc.shape
+					g.Pix[i] = uint8(rng.IntN(256))
+				}
+				parts := NewParts(in, tc.w, tc.h)
+				sel := make([]bool, parts.Len())
+				for k := range sel {
+					sel[k] = rng.Float64() < tc.chose
+				}
+				var want [][]Pt
+				var wantFirsts []Pt
+				if b := parts.Select(sel); b != nil {
+					want, wantFirsts = parts.EdgeOutlines(b, g, 0.5)
+				}
+				got, firsts := parts.SelectEdgeOutlines(sel, g, 0.5)
+				if len(got) != len(want) || !slices.Equal(firsts, wantFirsts) {
+					t.Fatalf("seed %d: %d outlines from %v, want %d from %v", seed, len(got), firsts, len(want), wantFirsts)
+				}
+				for i := range got {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("seed %d: outline %d is %v, want %v", seed, i, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}

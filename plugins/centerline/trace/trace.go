@@ -423,9 +423,9 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *in
 	var whole []loop
 	cost := make([]int, n)
 	var wholePart []int
-	sub := parts.Select(redraw)
-	if sub != nil {
-		wp, wf := outlinePolys(parts, sub, g, level)
+	wp, wf := parts.SelectEdgeOutlines(redraw, g, level/2)
+	some := slices.Contains(redraw, true) // a part may be redrawn
+	if some {
 		// An outline beside no part counts for nothing.
 		beside := make([]int, len(wp))
 		for i := range wp {
@@ -477,7 +477,7 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *in
 	if err != nil {
 		return nil, nil, err
 	}
-	if sub == nil {
+	if !some {
 		return fitted, fills, nil
 	}
 	fillPart := make([]int, len(fills))
