@@ -228,6 +228,12 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
 	// crackNext takes them (pixels off the image are not set).
 	corner := func(cx, cy int) int {
+		if cx > 0 && cx < w && cy > 0 && cy < h {
+			// Inside the image (most corners): the four pixels without edge tests.
+			k := (cy-1)*w + cx - 1
+			q := b[k : k+w+2 : k+w+2]
+			return bit(q[0]) | bit(q[1])<<1 | bit(q[w])<<2 | bit(q[w+1])<<3
+		}
 		c := 0
 		if cy > 0 {
 			row := b[(cy-1)*w : cy*w]
@@ -390,6 +396,14 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 		}
 	}
 	return polys, firsts
+}
+
+// bit is 1 for true, 0 for false.
+func bit(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // crackNext[side][c] is the side (0 to 3, as Outlines numbers them) of the crack that
