@@ -5,6 +5,7 @@ package fill
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
@@ -167,16 +168,51 @@ type Pt struct{ X, Y float64 }
 // leave a corner as reach it, paired by that rule, so each crack has one successor and
 // one predecessor, and the boundaries are the cycles of cracks. Each is listed from its
 // first crack in raster order (pixel, then number), in the order of those cracks.
-func Outlines(b []bool, w, h int) [][]Pt { return outlines(b, distance.FindRuns(b, w, h), w, h) }
+func Outlines(b []bool, w, h int) [][]Pt {
+	polys, _ := outlines(b, distance.FindRuns(b, w, h), w, h, nil, 0)
+	return polys
+}
 
 // Outlines is the package's Outlines of the mask b, which lies within the shape p
 // numbers the parts of: b is read at the shape's pixels alone.
 func (p *Parts) Outlines(b []bool) [][]Pt {
-	return outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1)
+	polys, _ := outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1, nil, 0)
+	return polys
 }
 
-// outlines is Outlines of the w x h mask b whose runs are rs.
-func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
+// EdgeOutlines returns p.Outlines(b) moved as Subpixel(polys, g, edge) moves them (g is
+// as large as the shape), and the first point of each before it was moved, found
+// together: each point is moved as it is traced, reading the two pixels beside its
+// crack.
+func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
+	return outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1, g, edge)
+}
+
+// SelectEdgeOutlines is p.EdgeOutlines(p.Select(sel), g, edge) without looking for
+// the selected parts' runs in their mask: they are the runs of p's shape numbered
+// in sel (nil, nil when sel selects no part).
+func (p *Parts) SelectEdgeOutlines(sel []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
+	b := p.Select(sel)
+	if b == nil {
+		return nil, nil
+	}
+	h := len(p.r.Start) - 1
+	rs := distance.Runs{Start: make([]int32, h+1)}
+	for y := range h {
+		for i := p.r.Start[y]; i < p.r.Start[y+1]; i++ {
+			if sel[p.number[i]] {
+				rs.Spans = append(rs.Spans, p.r.Spans[i])
+			}
+		}
+		rs.Start[y+1] = int32(len(rs.Spans))
+	}
+	return outlines(b, rs, p.w, h, g, edge)
+}
+
+// outlines is Outlines of the w x h mask b whose runs are rs. When g is not nil, it
+// moves each point as Subpixel(polys, g, edge) does and returns too each outline's
+// first point before it was moved.
+func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) ([][]Pt, []Pt) {
 	y0, y1 := -1, -1 // the rows with pixels of b
 	for y := range h {
 		if rs.Start[y+1] > rs.Start[y] {
@@ -187,11 +223,17 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 		}
 	}
 	if y0 < 0 {
-		return nil
+		return nil, nil
 	}
 	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
 	// crackNext takes them (pixels off the image are not set).
 	corner := func(cx, cy int) int {
+		if cx > 0 && cx < w && cy > 0 && cy < h {
+			// Inside the image (most corners): the four pixels without edge tests.
+			k := (cy-1)*w + cx - 1
+			q := b[k : k+w+2 : k+w+2]
+			return bit(q[0]) | bit(q[1])<<1 | bit(q[w])<<2 | bit(q[w+1])<<3
+		}
 		c := 0
 		if cy > 0 {
 			row := b[(cy-1)*w : cy*w]
@@ -217,8 +259,26 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 	// to y1 (top, bottom): a boundary's first crack is one (see below).
 	used := make([]uint64, ((y1-y0+1)*w*2+63)/64)
 	var polys [][]Pt
+	var firsts []Pt
+	// across moves q, the midpoint of a crack between pixels (ax, ay) and (bx, by), across
+	// it as Subpixel does.
+	across := func(q Pt, ax, ay, bx, by int) Pt {
+		a, b := float64(g.At(ax, ay))/255, float64(g.At(bx, by))/255
+		if (a-edge)*(b-edge) >= 0 {
+			return q
+		}
+		off := (edge-a)/(b-a) - 0.5
+		if ay == by {
+			q.X += off
+		} else {
+			q.Y += off
+		}
+		return q
+	}
+	var buf []Pt // the outline being traced, copied out once whole
 	trace := func(x, y, side int) {
-		var poly []Pt
+		poly := buf[:0]
+		var first Pt
 		for fx, fy, fside := x, y, side; ; {
 			if side&1 == 0 {
 				k := ((y-y0)*w+x)*2 + side>>1
@@ -226,20 +286,37 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 			}
 			// The crack's midpoint and its end corner (cx, cy).
 			var cx, cy int
+			var q Pt
 			switch side {
 			case 0:
-				poly = append(poly, Pt{float64(x) + 0.5, float64(y)})
+				q = Pt{float64(x) + 0.5, float64(y)}
 				cx, cy = x+1, y
 			case 1:
-				poly = append(poly, Pt{float64(x + 1), float64(y) + 0.5})
+				q = Pt{float64(x + 1), float64(y) + 0.5}
 				cx, cy = x+1, y+1
 			case 2:
-				poly = append(poly, Pt{float64(x) + 0.5, float64(y + 1)})
+				q = Pt{float64(x) + 0.5, float64(y + 1)}
 				cx, cy = x, y+1
 			default:
-				poly = append(poly, Pt{float64(x), float64(y) + 0.5})
+				q = Pt{float64(x), float64(y) + 0.5}
 				cx, cy = x, y
 			}
+			if len(poly) == 0 {
+				first = q
+			}
+			if g != nil {
+				switch side {
+				case 0:
+					q = across(q, x, y-1, x, y)
+				case 1:
+					q = across(q, x, y, x+1, y)
+				case 2:
+					q = across(q, x, y, x, y+1)
+				default:
+					q = across(q, x-1, y, x, y)
+				}
+			}
+			poly = append(poly, q)
 			next := crackNext[side][corner(cx, cy)]
 			// The next crack's pixel, beside the corner.
 			switch next {
@@ -257,8 +334,12 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 			}
 			side = int(next)
 		}
+		buf = poly
 		if len(poly) >= 3 {
-			polys = append(polys, poly)
+			polys = append(polys, slices.Clone(poly))
+			if g != nil {
+				firsts = append(firsts, first)
+			}
 		}
 	}
 	// start traces the boundary from crack side of pixel (x, y) unless it is traced.
@@ -314,7 +395,15 @@ func outlines(b []bool, rs distance.Runs, w, h int) [][]Pt {
 			}
 		}
 	}
-	return polys
+	return polys, firsts
+}
+
+// bit is 1 for true, 0 for false.
+func bit(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // crackNext[side][c] is the side (0 to 3, as Outlines numbers them) of the crack that

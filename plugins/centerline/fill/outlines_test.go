@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 )
 
 // outlinesByCrackList is Outlines as first written: every crack listed in raster order,
@@ -110,6 +112,107 @@ func TestOutlinesFollowEveryCrackAsTheCrackListDoes(t *testing.T) {
 				got, want := Outlines(b, tc.w, tc.h), outlinesByCrackList(b, tc.w, tc.h)
 				if len(got) != len(want) {
 					t.Fatalf("seed %d: %d outlines, want %d", seed, len(got), len(want))
+				}
+				for i := range got {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("seed %d: outline %d is %v, want %v", seed, i, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestEdgeOutlinesAreOutlinesMovedBySubpixel(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		w, h          int
+		shape, inside float64 // densities of the shape's pixels, and of b's within it
+		edge          float64
+	}{
+		{"specks at half", 40, 30, 0.3, 0.5, 0.5},
+		{"blobs at half", 50, 41, 0.9, 0.9, 0.5},
+		{"blobs at a third", 50, 41, 0.9, 0.8, 0.33},
+		{"all of the shape", 23, 17, 0.7, 1.01, 0.5},
+		{"the whole image", 20, 20, 1.01, 1.01, 0.5},
+		{"a single row", 64, 1, 0.8, 0.8, 0.5},
+		{"a single column", 1, 64, 0.8, 0.8, 0.5},
+		{"nothing", 20, 20, 0.5, 0, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(10) {
+				rng := rand.New(rand.NewPCG(seed, 5))
+				in, b := make([]bool, tc.w*tc.h), make([]bool, tc.w*tc.h)
+				g := &ink.Image{W: tc.w, H: tc.h, Pix: make([]uint8, tc.w*tc.h)}
+				for i := range in {
+					in[i] = rng.Float64() < tc.shape
+					b[i] = in[i] && rng.Float64() < tc.inside
+					// Ink mostly dark, paper mostly light, both sometimes grey.
+					v := rng.IntN(256)
+					if in[i] && rng.IntN(3) > 0 {
+						v = 128 + v/2
+					}
+					g.Pix[i] = uint8(v)
+				}
+				parts := NewParts(in, tc.w, tc.h)
+				want := parts.Outlines(b)
+				firsts := make([]Pt, len(want))
+				for i, poly := range want {
+					firsts[i] = poly[0]
+				}
+				Subpixel(want, g, tc.edge)
+				got, gotFirsts := parts.EdgeOutlines(b, g, tc.edge)
+				if len(got) != len(want) || len(gotFirsts) != len(got) {
+					t.Fatalf("seed %d: %d outlines and %d firsts, want %d", seed, len(got), len(gotFirsts), len(want))
+				}
+				for i := range got {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("seed %d: outline %d is %v, want %v", seed, i, got[i], want[i])
+					}
+					if gotFirsts[i] != firsts[i] {
+						t.Fatalf("seed %d: outline %d's first is %v, want %v", seed, i, gotFirsts[i], firsts[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSelectEdgeOutlinesAreTheSelectedPartsEdgeOutlines(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		w, h         int
+		shape, chose float64 // densities of the shape's pixels, and the share of parts selected
+	}{
+		{"specks, half chosen", 40, 30, 0.2, 0.5},
+		{"parts with holes, half chosen", 50, 41, 0.6, 0.5},
+		{"every part", 30, 20, 0.4, 1.01},
+		{"no part", 30, 20, 0.4, 0},
+		{"the whole image", 20, 20, 1.01, 1.01},
+		{"a single row", 64, 1, 0.6, 0.5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(10) {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				in := make([]bool, tc.w*tc.h)
+				g := &ink.Image{W: tc.w, H: tc.h, Pix: make([]uint8, tc.w*tc.h)}
+				for i := range in {
+					in[i] = rng.Float64() < tc.shape
+					g.Pix[i] = uint8(rng.IntN(256))
+				}
+				parts := NewParts(in, tc.w, tc.h)
+				sel := make([]bool, parts.Len())
+				for k := range sel {
+					sel[k] = rng.Float64() < tc.chose
+				}
+				var want [][]Pt
+				var wantFirsts []Pt
+				if b := parts.Select(sel); b != nil {
+					want, wantFirsts = parts.EdgeOutlines(b, g, 0.5)
+				}
+				got, firsts := parts.SelectEdgeOutlines(sel, g, 0.5)
+				if len(got) != len(want) || !slices.Equal(firsts, wantFirsts) {
+					t.Fatalf("seed %d: %d outlines from %v, want %d from %v", seed, len(got), firsts, len(want), wantFirsts)
 				}
 				for i := range got {
 					if !slices.Equal(got[i], want[i]) {

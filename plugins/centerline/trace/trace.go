@@ -307,13 +307,7 @@ type loop struct {
 // parts, moved to the ink's edge, and the first point of each before it was moved
 // (which tells the part it is beside).
 func outlinePolys(parts *fill.Parts, b []bool, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
-	polys := parts.Outlines(b)
-	firsts := make([]fill.Pt, len(polys))
-	for i, poly := range polys {
-		firsts[i] = poly[0]
-	}
-	fill.Subpixel(polys, g, level/2)
-	return polys, firsts
+	return parts.EdgeOutlines(b, g, level/2)
 }
 
 // fitOutlines fits polys (firsts: their loops' firsts) in parallel, leaving out those
@@ -429,9 +423,9 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *in
 	var whole []loop
 	cost := make([]int, n)
 	var wholePart []int
-	sub := parts.Select(redraw)
-	if sub != nil {
-		wp, wf := outlinePolys(parts, sub, g, level)
+	wp, wf := parts.SelectEdgeOutlines(redraw, g, level/2)
+	some := slices.Contains(redraw, true) // a part may be redrawn
+	if some {
 		// An outline beside no part counts for nothing.
 		beside := make([]int, len(wp))
 		for i := range wp {
@@ -483,7 +477,7 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *in
 	if err != nil {
 		return nil, nil, err
 	}
-	if sub == nil {
+	if !some {
 		return fitted, fills, nil
 	}
 	fillPart := make([]int, len(fills))
