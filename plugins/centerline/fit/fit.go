@@ -263,29 +263,37 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 			}
 			turn[i] = dot / math.Sqrt(u.dot(u)*v.dot(v))
 		}
-		for i := 1; i < n-1; i++ {
-			if turn[i] > cosMax {
-				continue
-			}
-			// the sharpest within the turn
-			j := i
-			for j+1 < n-1 && turn[j+1] <= cosMax {
-				j++
-			}
-			best := i
-			for m := i; m <= j; m++ {
-				if turn[m] < turn[best] {
-					best = m
-				}
-			}
-			if best > cs[len(cs)-1] {
-				cs = append(cs, best)
-			}
-			i = j
-		}
+		cs = sharpestOfEachTurn(cs, turn, cosMax)
 	}
 	if cs[len(cs)-1] != n-1 {
 		cs = append(cs, n-1)
+	}
+	return cs
+}
+
+// sharpestOfEachTurn appends to cs, whose last index is the one before turn's inner
+// points, the sharpest point of each run of inner points whose turn (the cosine between
+// the chords before and after them) is at most cosMax.
+func sharpestOfEachTurn(cs []int, turn []float64, cosMax float64) []int {
+	n := len(turn)
+	for i := 1; i < n-1; i++ {
+		if turn[i] > cosMax {
+			continue
+		}
+		j := i
+		for j+1 < n-1 && turn[j+1] <= cosMax {
+			j++
+		}
+		best := i
+		for m := i; m <= j; m++ {
+			if turn[m] < turn[best] {
+				best = m
+			}
+		}
+		if best > cs[len(cs)-1] {
+			cs = append(cs, best)
+		}
+		i = j
 	}
 	return cs
 }

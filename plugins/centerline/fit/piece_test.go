@@ -310,7 +310,8 @@ func TestSmoothByTheKernelIsSmoothStepByStep(t *testing.T) {
 }
 
 // cornersByWalking is findCorners by its definition: from each point, walk back and on
-// until k pixels are covered, and take the turn between the chords' unit vectors.
+// until k pixels are covered, and take the turn between the chords' unit vectors (the
+// sharpest of each turn picked as findCorners picks it).
 func cornersByWalking(pts []Vec, radius []float64, angle float64) []int {
 	n := len(pts)
 	cs := []int{0}
@@ -337,25 +338,7 @@ func cornersByWalking(pts []Vec, radius []float64, angle float64) []int {
 			turn[i] = pts[i].sub(pts[a]).unit().dot(pts[b].sub(pts[i]).unit())
 		}
 	}
-	for i := 1; i < n-1; i++ {
-		if turn[i] > cosMax {
-			continue
-		}
-		j := i
-		for j+1 < n-1 && turn[j+1] <= cosMax {
-			j++
-		}
-		best := i
-		for m := i; m <= j; m++ {
-			if turn[m] < turn[best] {
-				best = m
-			}
-		}
-		if best > cs[len(cs)-1] {
-			cs = append(cs, best)
-		}
-		i = j
-	}
+	cs = sharpestOfEachTurn(cs, turn, cosMax)
 	if cs[len(cs)-1] != n-1 {
 		cs = append(cs, n-1)
 	}
