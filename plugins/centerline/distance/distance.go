@@ -383,9 +383,28 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 			}
 		}
 	})
-	scratch := newScratch(parallel.Workers(bh, 16), bw)
-	_ = parallel.For(context.Background(), bh, 16, func(worker, lo, hi int) {
-		sc := &scratch[worker]
+	// The second phase needs only whether a pixel is within r of the core, not its
+	// distance: whether a column i of its run reaches it, |x-i| <= half[g(i)], the
+	// largest whole dx with dx² + g(i)² <= r² (-1: none). A sweep right carries the
+	// farthest reach of the columns so far, and one left the same the other way.
+	half := make([]int, int(far)+1)
+	capped := r2 >= math.MaxInt32
+	for v := range half {
+		half[v] = -1
+		v2 := int64(v) * int64(v)
+		if float64(v2) > r2 {
+			continue
+		}
+		dx := int64(math.Sqrt(r2 - float64(v2)))
+		for dx > 0 && float64(dx*dx+v2) > r2 {
+			dx--
+		}
+		for float64((dx+1)*(dx+1)+v2) <= r2 {
+			dx++
+		}
+		half[v] = int(dx)
+	}
+	_ = parallel.For(context.Background(), bh, 16, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			gRow := g[y*bw : (y+1)*bw]
 			for _, r := range rs.Row(y + b.y0) {
@@ -397,20 +416,32 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 				// A run with no core pixel within r in any of its columns has none
 				// within r at all (the paths to it are longer): nothing to open. Most
 				// runs of a drawing's lines are so.
-				near, reach := far, 0
-				for k, v := range gRow[a:x] {
-					sc.g[k] = int64(v) * int64(v)
+				near := far
+				run := gRow[a:x]
+				for _, v := range run {
 					near = min(near, v)
-					reach += int(v)
 				}
-				if float64(near)*float64(near) > r2 {
+				if half[near] < 0 {
 					continue
 				}
-				run := sc.out[:x-a]
-				envelope(sc, x-a, run, 0, reach)
 				o := out[(y+b.y0)*w+b.x0+a:]
+				o = o[:len(run)]
+				reach := -1
 				for k, v := range run {
-					o[k] = float64(v) <= r2
+					reach = max(reach, k+half[v])
+					o[k] = reach >= k
+				}
+				reach = len(run)
+				for k := len(run) - 1; k >= 0; k-- {
+					reach = min(reach, k-half[run[k]])
+					o[k] = o[k] || reach <= k
+				}
+				if capped {
+					// The exact phase this replaces compared distances capped at
+					// MaxInt32 <= r²: all within.
+					for k := range o {
+						o[k] = true
+					}
 				}
 			}
 		}
@@ -421,13 +452,12 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 type rowScratch struct {
 	g    []int64 // squared column distances of the run (padded)
 	s, t []int   // the envelope's parabola apexes and the start of each one's reign
-	out  []int32 // a run's distances (Opening)
 }
 
 func newScratch(workers, n int) []rowScratch {
 	sc := make([]rowScratch, workers)
 	for k := range sc {
-		sc[k] = rowScratch{g: make([]int64, n), s: make([]int, n), t: make([]int, n), out: make([]int32, n)}
+		sc[k] = rowScratch{g: make([]int64, n), s: make([]int, n), t: make([]int, n)}
 	}
 	return sc
 }
