@@ -95,7 +95,7 @@ func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
 					reach += int(v)
 				}
 				sc.g[len(run)+1] = 0
-				envelope(sc, len(run)+2, run, 1, reach)
+				envelope(sc, len(run)+2, run, reach)
 			}
 		}
 	})
@@ -472,17 +472,18 @@ const (
 	shallowReach = 3
 )
 
-// envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where
-// sc.g holds the n squared column distances, whose square roots add up to reach, by
+// envelope computes out[x-1] = min_i (x-i)² + g[i] for x in [1, n-1), where sc.g holds
+// the n squared column distances (the first and the last a pad, 0), whose square roots
+// add up to reach, by
 // Meijster's lower-envelope scan: the apexes of the parabolas still on the envelope
 // (s) and the first x each one is the lowest at (t), with sep the integer floor of
 // their intersection.
-func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
+func envelope(sc *rowScratch, n int, out []int32, reach int) {
 	g := sc.g[:n]
 	if n <= shortRun || reach <= shallowReach*n {
 		// A few columns (a thin line's width): at each point, its own parabola and those
 		// of the columns near enough to be lower, dx² < the best so far.
-		for x := pad; x < n-pad; x++ {
+		for x := 1; x < n-1; x++ {
 			best := g[x]
 			for dx := 1; int64(dx*dx) < best; dx++ {
 				if i := x - dx; i >= 0 {
@@ -495,7 +496,7 @@ func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
 					break
 				}
 			}
-			out[x-pad] = int32(min(best, math.MaxInt32))
+			out[x-1] = int32(min(best, math.MaxInt32))
 		}
 		return
 	}
@@ -535,11 +536,13 @@ func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
 			t[q] = int(x)
 		}
 	}
-	for x := n - 1; x >= pad; x-- {
-		if x < n-pad {
-			dx := x - s[q]
-			out[x-pad] = int32(min(int64(dx*dx)+g[s[q]], math.MaxInt32))
-		}
+	// The last column, a pad, is not output; t[0] is 0, so q stays at 0 or above.
+	if n-1 == t[q] {
+		q--
+	}
+	for x := n - 2; x >= 1; x-- {
+		dx := x - s[q]
+		out[x-1] = int32(min(int64(dx*dx)+g[s[q]], math.MaxInt32))
 		if x == t[q] {
 			q--
 		}
