@@ -259,6 +259,7 @@ func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Ru
 	grow := int(math.Ceil(r))
 	var out []bool
 	var boxes []box
+	var ends [][2]int32 // each row's first and last core pixel (-1: none)
 	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
 	// common: each group of closer rows is opened in its own box, the group's cores
 	// grown by grow (boxes of different groups share no row), so that the paper
@@ -274,16 +275,16 @@ func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Ru
 		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
 		// A column distance above r is as good as infinite.
 		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-			opening(rs, d, t, b, uint8(far), r2, out)
+			opening(rs, d, t, b, uint8(far), r2, ends, out)
 		} else {
-			opening(rs, d, t, b, int32(far), r2, out)
+			opening(rs, d, t, b, int32(far), r2, ends, out)
 		}
 		boxes = append(boxes, b)
 		b = box{x0: w, y0: -1, w: w}
 	}
 	// Each row's first and last core pixel (-1: none), found in bands of rows across the
 	// machine's cores.
-	ends := make([][2]int32, h)
+	ends = make([][2]int32, h)
 	_ = parallel.For(context.Background(), h, 16, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			// Core pixels are shape pixels: the row's runs are looked at alone.
@@ -347,15 +348,39 @@ func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Ru
 type box struct{ x0, y0, x1, y1, w int }
 
 // opening is Opening's work on box b, with column distances of type T capped at far.
-func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, out []bool) {
+// ends, when not nil, holds each image row's first and last core pixel (-1: none).
+func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, ends [][2]int32, out []bool) {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	g := make([]T, bw*bh)
 	// The column distance to the core, capped at far, in one sweep down: counted from
 	// the core above, and lowered above the top of each run of core pixels.
 	_ = parallel.For(context.Background(), bw, 64, func(_, lo, hi int) {
+		// clear counts the rows down to y that have no core pixel in the band's
+		// columns: from far of them on, the row is far everywhere (from far on below
+		// the core, or from the box's top), and so is the next one if it has none.
+		clear := 0
 		for y := range bh {
 			row, drow := g[y*bw+lo:y*bw+hi], d[(y+b.y0)*w+b.x0+lo:(y+b.y0)*w+b.x0+hi]
 			drow = drow[:len(row)]
+			noCore := false
+			if ends != nil {
+				e := ends[y+b.y0]
+				noCore = e[0] < 0 || int(e[1]) < b.x0+lo || int(e[0]) >= b.x0+hi
+			}
+			switch {
+			case !noCore:
+				clear = 0
+			case y == 0:
+				clear = int(far)
+			case clear >= int(far):
+				for k := range row {
+					row[k] = far
+				}
+				clear++
+				continue
+			default:
+				clear++
+			}
 			if y == 0 {
 				for k, v := range drow {
 					row[k] = far
