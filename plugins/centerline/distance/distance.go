@@ -95,7 +95,7 @@ func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
 					reach += int(v)
 				}
 				sc.g[len(run)+1] = 0
-				envelope(sc, len(run)+2, run, 1, reach)
+				envelope(sc, len(run)+2, run, reach)
 			}
 		}
 	})
@@ -259,6 +259,7 @@ func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Ru
 	grow := int(math.Ceil(r))
 	var out []bool
 	var boxes []box
+	var ends [][2]int32 // each row's first and last core pixel (-1: none)
 	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
 	// common: each group of closer rows is opened in its own box, the group's cores
 	// grown by grow (boxes of different groups share no row), so that the paper
@@ -274,16 +275,16 @@ func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Ru
 		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
 		// A column distance above r is as good as infinite.
 		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-			opening(rs, d, t, b, uint8(far), r2, out)
+			opening(rs, d, t, b, uint8(far), r2, ends, out)
 		} else {
-			opening(rs, d, t, b, int32(far), r2, out)
+			opening(rs, d, t, b, int32(far), r2, ends, out)
 		}
 		boxes = append(boxes, b)
 		b = box{x0: w, y0: -1, w: w}
 	}
 	// Each row's first and last core pixel (-1: none), found in bands of rows across the
 	// machine's cores.
-	ends := make([][2]int32, h)
+	ends = make([][2]int32, h)
 	_ = parallel.For(context.Background(), h, 16, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			// Core pixels are shape pixels: the row's runs are looked at alone.
@@ -347,15 +348,39 @@ func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Ru
 type box struct{ x0, y0, x1, y1, w int }
 
 // opening is Opening's work on box b, with column distances of type T capped at far.
-func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, out []bool) {
+// ends, when not nil, holds each image row's first and last core pixel (-1: none).
+func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, ends [][2]int32, out []bool) {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	g := make([]T, bw*bh)
 	// The column distance to the core, capped at far, in one sweep down: counted from
 	// the core above, and lowered above the top of each run of core pixels.
 	_ = parallel.For(context.Background(), bw, 64, func(_, lo, hi int) {
+		// clear counts the rows down to y that have no core pixel in the band's
+		// columns: from far of them on, the row is far everywhere (from far on below
+		// the core, or from the box's top), and so is the next one if it has none.
+		clear := 0
 		for y := range bh {
 			row, drow := g[y*bw+lo:y*bw+hi], d[(y+b.y0)*w+b.x0+lo:(y+b.y0)*w+b.x0+hi]
 			drow = drow[:len(row)]
+			noCore := false
+			if ends != nil {
+				e := ends[y+b.y0]
+				noCore = e[0] < 0 || int(e[1]) < b.x0+lo || int(e[0]) >= b.x0+hi
+			}
+			switch {
+			case !noCore:
+				clear = 0
+			case y == 0:
+				clear = int(far)
+			case clear >= int(far):
+				for k := range row {
+					row[k] = far
+				}
+				clear++
+				continue
+			default:
+				clear++
+			}
 			if y == 0 {
 				for k, v := range drow {
 					row[k] = far
@@ -383,9 +408,28 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 			}
 		}
 	})
-	scratch := newScratch(parallel.Workers(bh, 16), bw)
-	_ = parallel.For(context.Background(), bh, 16, func(worker, lo, hi int) {
-		sc := &scratch[worker]
+	// The second phase needs only whether a pixel is within r of the core, not its
+	// distance: whether a column i of its run reaches it, |x-i| <= half[g(i)], the
+	// largest whole dx with dx² + g(i)² <= r² (-1: none). A sweep right carries the
+	// farthest reach of the columns so far, and one left the same the other way.
+	half := make([]int, int(far)+1)
+	capped := r2 >= math.MaxInt32
+	for v := range half {
+		half[v] = -1
+		v2 := int64(v) * int64(v)
+		if float64(v2) > r2 {
+			continue
+		}
+		dx := int64(math.Sqrt(r2 - float64(v2)))
+		for dx > 0 && float64(dx*dx+v2) > r2 {
+			dx--
+		}
+		for float64((dx+1)*(dx+1)+v2) <= r2 {
+			dx++
+		}
+		half[v] = int(dx)
+	}
+	_ = parallel.For(context.Background(), bh, 16, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			gRow := g[y*bw : (y+1)*bw]
 			for _, r := range rs.Row(y + b.y0) {
@@ -397,20 +441,32 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 				// A run with no core pixel within r in any of its columns has none
 				// within r at all (the paths to it are longer): nothing to open. Most
 				// runs of a drawing's lines are so.
-				near, reach := far, 0
-				for k, v := range gRow[a:x] {
-					sc.g[k] = int64(v) * int64(v)
+				near := far
+				run := gRow[a:x]
+				for _, v := range run {
 					near = min(near, v)
-					reach += int(v)
 				}
-				if float64(near)*float64(near) > r2 {
+				if half[near] < 0 {
 					continue
 				}
-				run := sc.out[:x-a]
-				envelope(sc, x-a, run, 0, reach)
 				o := out[(y+b.y0)*w+b.x0+a:]
+				o = o[:len(run)]
+				reach := -1
 				for k, v := range run {
-					o[k] = float64(v) <= r2
+					reach = max(reach, k+half[v])
+					o[k] = reach >= k
+				}
+				reach = len(run)
+				for k := len(run) - 1; k >= 0; k-- {
+					reach = min(reach, k-half[run[k]])
+					o[k] = o[k] || reach <= k
+				}
+				if capped {
+					// The exact phase this replaces compared distances capped at
+					// MaxInt32 <= r²: all within.
+					for k := range o {
+						o[k] = true
+					}
 				}
 			}
 		}
@@ -421,13 +477,12 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 type rowScratch struct {
 	g    []int64 // squared column distances of the run (padded)
 	s, t []int   // the envelope's parabola apexes and the start of each one's reign
-	out  []int32 // a run's distances (Opening)
 }
 
 func newScratch(workers, n int) []rowScratch {
 	sc := make([]rowScratch, workers)
 	for k := range sc {
-		sc[k] = rowScratch{g: make([]int64, n), s: make([]int, n), t: make([]int, n), out: make([]int32, n)}
+		sc[k] = rowScratch{g: make([]int64, n), s: make([]int, n), t: make([]int, n)}
 	}
 	return sc
 }
@@ -442,17 +497,18 @@ const (
 	shallowReach = 3
 )
 
-// envelope computes out[x-pad] = min_i (x-i)² + g[i] for x in [pad, n-pad), where
-// sc.g holds the n squared column distances, whose square roots add up to reach, by
+// envelope computes out[x-1] = min_i (x-i)² + g[i] for x in [1, n-1), where sc.g holds
+// the n squared column distances (the first and the last a pad, 0), whose square roots
+// add up to reach, by
 // Meijster's lower-envelope scan: the apexes of the parabolas still on the envelope
 // (s) and the first x each one is the lowest at (t), with sep the integer floor of
 // their intersection.
-func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
+func envelope(sc *rowScratch, n int, out []int32, reach int) {
 	g := sc.g[:n]
 	if n <= shortRun || reach <= shallowReach*n {
 		// A few columns (a thin line's width): at each point, its own parabola and those
 		// of the columns near enough to be lower, dx² < the best so far.
-		for x := pad; x < n-pad; x++ {
+		for x := 1; x < n-1; x++ {
 			best := g[x]
 			for dx := 1; int64(dx*dx) < best; dx++ {
 				if i := x - dx; i >= 0 {
@@ -465,7 +521,7 @@ func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
 					break
 				}
 			}
-			out[x-pad] = int32(min(best, math.MaxInt32))
+			out[x-1] = int32(min(best, math.MaxInt32))
 		}
 		return
 	}
@@ -505,11 +561,13 @@ func envelope(sc *rowScratch, n int, out []int32, pad, reach int) {
 			t[q] = int(x)
 		}
 	}
-	for x := n - 1; x >= pad; x-- {
-		if x < n-pad {
-			dx := x - s[q]
-			out[x-pad] = int32(min(int64(dx*dx)+g[s[q]], math.MaxInt32))
-		}
+	// The last column, a pad, is not output; t[0] is 0, so q stays at 0 or above.
+	if n-1 == t[q] {
+		q--
+	}
+	for x := n - 2; x >= 1; x-- {
+		dx := x - s[q]
+		out[x-1] = int32(min(int64(dx*dx)+g[s[q]], math.MaxInt32))
 		if x == t[q] {
 			q--
 		}

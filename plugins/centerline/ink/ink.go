@@ -63,13 +63,13 @@ func (m *Image) Bilinear(x, y float64) float64 {
 	x -= 0.5
 	y -= 0.5
 	if x >= 0 && y >= 0 && x < float64(m.W-1) && y < float64(m.H-1) {
-		// Inside (most samples): the four pixels read as one slice, and the floor of a
-		// coordinate that is not negative is its integer part.
+		// Inside (most samples): the two pixels of each row read as one slice, and the
+		// floor of a coordinate that is not negative is its integer part.
 		i, j := int(x), int(y)
 		fx, fy := x-float64(i), y-float64(j)
 		k := j*m.W + i
-		p := m.Pix[k : k+m.W+2 : k+m.W+2]
-		v00, v10, v01, v11 := p[0], p[1], p[m.W], p[m.W+1]
+		p, q := m.Pix[k:k+2:k+2], m.Pix[k+m.W:k+m.W+2:k+m.W+2]
+		v00, v10, v01, v11 := p[0], p[1], q[0], q[1]
 		a := float64(v00)*(1-fx) + float64(v10)*fx
 		b := float64(v01)*(1-fx) + float64(v11)*fx
 		return (a*(1-fy) + b*fy) / 255

@@ -7,6 +7,7 @@ package skeleton
 
 import (
 	"context"
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -59,6 +60,35 @@ var freeTip, freeNoTip = func() (all, noTip [256]bool) {
 		noTip[c] = all[c] && !tip[c]
 	}
 	return all, noTip
+}()
+
+// columns packs the eight neighbours of a pixel, given as the bytes (0 or 1) of the
+// little-endian words read from its upper-left, left and lower-left neighbours on, into
+// a byte by column: bits 0-2 the west column's upper, lower and middle pixel, bits 3-4
+// the middle column's upper and lower, bits 5-7 the east column's upper, lower and
+// middle (the pixel itself and the words' fourth bytes are left out). The three
+// columns are put side by side in each byte and the bytes moved next to each other by
+// one multiplication: its eight other products fall apart from bits 11-18 and add up
+// to less than 1<<11 below them, so that no carry reaches those bits.
+func columns(up, mid, dn uint32) uint8 {
+	v := up&0x010101 | dn&0x010101<<1 | mid&0x010001<<2
+	return uint8(v * (1<<11 | 1<<6 | 1) >> 11)
+}
+
+// byColumns[b] is the ring configuration (bit i for ring[i]) of the neighbours packed
+// as columns packs them into b.
+var byColumns = func() (t [256]uint8) {
+	// The ring position of each bit of columns' byte.
+	var at [8]int
+	for bit, o := range [8][2]int{{-1, -1}, {-1, 1}, {-1, 0}, {0, -1}, {0, 1}, {1, -1}, {1, 1}, {1, 0}} {
+		at[bit] = slices.Index(ring[:], o)
+	}
+	for b := range 256 {
+		for bit, k := range at {
+			t[b] |= uint8(b>>bit&1) << k
+		}
+	}
+	return t
 }()
 
 // components counts the 8-connected components of the set neighbours of configuration
@@ -182,7 +212,7 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
 	// together without a branch per neighbour.
 	pw := w + 2
-	sk := make([]uint8, pw*(h+2))
+	sk := make([]uint8, pw*(h+2)+1) // and a byte for config's last word
 	var off [8]int
 	for k, o := range ring {
 		off[k] = o[1]*pw + o[0]
@@ -192,9 +222,10 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	order, layers := visitOrder(rs, d, w, sk) // and sets sk
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
 	config := func(q int) uint8 {
-		// Three rows of three, so that the nine reads need no bounds checks.
-		up, mid, dn := sk[q-pw-1:q-pw+2], sk[q-1:q+2], sk[q+pw-1:q+pw+2]
-		return mid[2] | up[2]<<1 | up[1]<<2 | up[0]<<3 | mid[0]<<4 | dn[0]<<5 | dn[1]<<6 | dn[2]<<7
+		return byColumns[columns(
+			binary.LittleEndian.Uint32(sk[q-pw-1:q-pw+3]),
+			binary.LittleEndian.Uint32(sk[q-1:q+3]),
+			binary.LittleEndian.Uint32(sk[q+pw-1:q+pw+3]))]
 	}
 	// ridgeEnd says whether pixel q may end a line: no neighbour in the shape is
 	// farther from the boundary by half a pixel or more. (Exact distances along a ridge
@@ -355,18 +386,19 @@ type orderBand struct {
 func (b *orderBand) count(rs distance.Runs, d []int32, w, y0, y1 int, limit int32, framed []uint8) {
 	pw := w + 2
 	b.y0, b.y1 = y0, y1
-	b.next = make([]int32, 0, 256)
+	next := make([]int32, 0, 256)
+	defer func() { b.next = next }()
 	for y := y0; y < y1; y++ {
 		for _, r := range rs.Row(y) {
 			for _, v := range d[y*w+int(r.A) : y*w+int(r.B)] {
-				if v < 0 || v > limit {
-					b.far = true
-					return
+				if uint32(v) >= uint32(len(next)) {
+					if v < 0 || v > limit {
+						b.far = true
+						return
+					}
+					next = append(next, make([]int32, int(v)+1-len(next))...)
 				}
-				for int(v) >= len(b.next) {
-					b.next = append(b.next, 0)
-				}
-				b.next[v]++
+				next[v]++
 			}
 			if framed != nil {
 				dst := framed[(y+1)*pw+1+int(r.A) : (y+1)*pw+1+int(r.B)]

@@ -3,6 +3,7 @@ package skeleton
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"math"
 	"slices"
 	"strings"
@@ -304,4 +305,40 @@ func tallDistances(w, h int) []int32 {
 		d[i] = int32(seed>>16) % 12
 	}
 	return d
+}
+
+// TestColumnsPacksEveryNeighbourhood checks columns and byColumns against the ring
+// configuration read pixel by pixel, for every neighbourhood, with the pixel itself
+// and the bytes past the 3 x 3 block set and clear.
+func TestColumnsPacksEveryNeighbourhood(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		centre, far uint8
+	}{
+		{"centre and far bytes clear", 0, 0},
+		{"centre set", 1, 0},
+		{"far bytes set", 0, 1},
+		{"both set", 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const pw = 4 // a 4 x 3 block: the 3 x 3 neighbourhood and a column past it
+			for c := range 256 {
+				var block [3 * pw]uint8
+				for y := range 3 {
+					block[y*pw+3] = tc.far
+				}
+				block[pw+1] = tc.centre
+				for k, o := range ring {
+					block[(1+o[1])*pw+1+o[0]] = uint8(c >> k & 1)
+				}
+				got := byColumns[columns(
+					binary.LittleEndian.Uint32(block[0:4]),
+					binary.LittleEndian.Uint32(block[pw:pw+4]),
+					binary.LittleEndian.Uint32(block[2*pw:2*pw+4]))]
+				if int(got) != c {
+					t.Fatalf("configuration %08b: got %08b", c, got)
+				}
+			}
+		})
+	}
 }
