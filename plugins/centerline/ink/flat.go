@@ -193,19 +193,28 @@ func paperTileRow(g *Image, t, tw, j int, est []float64, mask []bool, tb int) {
 	}
 }
 
-// countInk adds row's darkness values to dark, eight pixels of paper (darkness 0) at a
-// time, and sets mask (row's pixels) where they are darker than tb (at least 0).
+// countInk adds row's darkness values to dark, eight pixels of paper (darkness 0) or
+// of full ink (255) at a time, and sets mask (row's pixels) where they are darker than
+// tb (at least 0).
 func countInk(dark *[256]int, row []uint8, mask []bool, tb int) {
 	mask = mask[:len(row)]
+	black := 255 > tb
 	k := 0
 	for ; k+8 <= len(row); k += 8 {
-		if binary.LittleEndian.Uint64(row[k:]) == 0 {
+		switch binary.LittleEndian.Uint64(row[k:]) {
+		case 0:
 			dark[0] += 8
 			continue
+		case 1<<64 - 1:
+			dark[255] += 8
+			m := mask[k : k+8 : k+8]
+			m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7] = black, black, black, black, black, black, black, black
+			continue
 		}
-		for i, d := range row[k : k+8] {
+		m := mask[k : k+8 : k+8]
+		for i, d := range row[k : k+8 : k+8] {
 			dark[d]++
-			mask[k+i] = int(d) > tb
+			m[i] = int(d) > tb
 		}
 	}
 	for i, d := range row[k:] {
