@@ -104,7 +104,17 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 			for ; x+1 < len(dst); x += 2 {
 				two := binary.LittleEndian.Uint64(row[4*x:])
 				if paper(two) {
-					// Paper: the four pixels after it too, while they are.
+					// Paper: the pixels after it too, while they are; eight at a time
+					// while they are all opaque white or all transparent, then four.
+					for x+9 < len(dst) {
+						e := row[4*x+8 : 4*x+40 : 4*x+40]
+						a, b := binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint64(e[8:])
+						c, d := binary.LittleEndian.Uint64(e[16:]), binary.LittleEndian.Uint64(e[24:])
+						if a&b&c&d != 1<<64-1 && (a|b|c|d)&0xff000000_ff000000 != 0 {
+							break
+						}
+						x += 8
+					}
 					for x+5 < len(dst) {
 						four := row[4*x+8 : 4*x+24 : 4*x+24]
 						if !paper(binary.LittleEndian.Uint64(four)) || !paper(binary.LittleEndian.Uint64(four[8:])) {

@@ -175,6 +175,15 @@ func TestDarknessAndStrengthMatchTheirDefinitionPixelByPixel(t *testing.T) {
 			color.NRGBA{255, 255, 255, 255}, color.NRGBA{255, 255, 255, 255}, color.NRGBA{255, 255, 255, 255},
 			color.NRGBA{9, 0, 0, 0}, color.NRGBA{0, 0, 0, 0}, color.NRGBA{0, 0, 0, 0}, color.NRGBA{0, 0, 0, 255})
 	}
+	white, clear, ink := color.NRGBA{255, 255, 255, 255}, color.NRGBA{40, 90, 7, 0}, color.NRGBA{30, 60, 90, 200}
+	for n := 1; n <= 30; n++ { // runs of paper of every length around eight and sixteen pixels
+		for _, paper := range [][]color.NRGBA{{white}, {clear}, {white, clear}, {clear, clear, clear, white}} {
+			for k := range n {
+				cs = append(cs, paper[k%len(paper)])
+			}
+			cs = append(cs, ink)
+		}
+	}
 	for v := range 37 { // a run of opaque greys, and near-greys between greys
 		grey := color.NRGBA{uint8(7 * v), uint8(7 * v), uint8(7 * v), 255}
 		cs = append(cs, grey)
