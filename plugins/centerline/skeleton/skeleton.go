@@ -91,6 +91,30 @@ var byColumns = func() (t [256]uint8) {
 	return t
 }()
 
+// What ThinRuns does with a pixel, by its neighbours packed as columns packs them: the
+// bits of removal[b] say whether the pixel is simple, free (freeTip) and free but for
+// tips (freeNoTip).
+const (
+	isSimple uint8 = 1 << iota
+	isFreeTip
+	isFreeNoTip
+)
+
+var removal = func() (t [256]uint8) {
+	for b, c := range byColumns {
+		if simple[c] {
+			t[b] |= isSimple
+		}
+		if freeTip[c] {
+			t[b] |= isFreeTip
+		}
+		if freeNoTip[c] {
+			t[b] |= isFreeNoTip
+		}
+	}
+	return t
+}()
+
 // components counts the 8-connected components of the set neighbours of configuration
 // c (fg), or the 4-connected components of the unset neighbours that contain an edge
 // neighbour (background).
@@ -212,7 +236,7 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
 	// together without a branch per neighbour.
 	pw := w + 2
-	sk := make([]uint8, pw*(h+2)+1) // and a byte for config's last word
+	sk := make([]uint8, pw*(h+2)+1) // and a byte for kind's last word
 	var off [8]int
 	for k, o := range ring {
 		off[k] = o[1]*pw + o[0]
@@ -221,8 +245,9 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	// named by their index on the framed grid.
 	order, layers := visitOrder(rs, d, w, sk) // and sets sk
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
-	config := func(q int) uint8 {
-		return byColumns[columns(
+	// kind is removal's bits for pixel q as the grid is now.
+	kind := func(q int) uint8 {
+		return removal[columns(
 			binary.LittleEndian.Uint32(sk[q-pw-1:q-pw+3]),
 			binary.LittleEndian.Uint32(sk[q-1:q+3]),
 			binary.LittleEndian.Uint32(sk[q+pw-1:q+pw+3]))]
@@ -261,16 +286,16 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 				break // phase 0 deferred nothing
 			}
 			// A simple pixel goes when free (see the tables) or when it ends no ridge.
-			free := &freeTip
+			free := isFreeTip
 			if phase == 0 && dl >= 9 {
-				free = &freeNoTip
+				free = isFreeNoTip
 			}
 			for changed := true; changed; {
 				changed = false
 				keep := layer[:0]
 				for _, p := range layer {
-					c := config(int(p))
-					if free[c] || simple[c] && !ridgeEnd(int(p)) {
+					k := kind(int(p))
+					if k&free != 0 || k&isSimple != 0 && !ridgeEnd(int(p)) {
 						sk[p] = 0
 						changed = true
 						continue
