@@ -252,21 +252,6 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 			binary.LittleEndian.Uint32(sk[q-1:q+3]),
 			binary.LittleEndian.Uint32(sk[q+pw-1:q+pw+3]))]
 	}
-	// ridgeEnd says whether pixel q may end a line: no neighbour in the shape is
-	// farther from the boundary by half a pixel or more. (Exact distances along a ridge
-	// wobble by less than that; past the centre of a round end they fall by about a
-	// pixel per step.)
-	ridgeEnd := func(q int) bool {
-		i := unframe(int32(q))
-		limit := math.Sqrt(float64(d[i])) + 0.5
-		limit *= limit
-		for k, o := range off {
-			if sk[q+o] == 1 && float64(d[i+ring[k][1]*w+ring[k][0]]) >= limit {
-				return false
-			}
-		}
-		return true
-	}
 	// kept[li] is the number of layer li's pixels left in the skeleton, compacted to the
 	// layer's start in order.
 	kept := make([]int, len(layers))
@@ -295,7 +280,7 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 				keep := layer[:0]
 				for _, p := range layer {
 					k := kind(int(p))
-					if k&free != 0 || k&isSimple != 0 && !ridgeEnd(int(p)) {
+					if k&free != 0 || k&isSimple != 0 && !ridgeEnd(sk, d, &off, int(p), w) {
 						sk[p] = 0
 						changed = true
 						continue
@@ -322,6 +307,25 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 		out.counts = append(out.counts, len(kp))
 	}
 	return out, nil
+}
+
+// ridgeEnd says whether pixel q of the framed grid sk (ThinRuns') may end a line: no
+// neighbour in the shape (off are their offsets on sk, as ring's) is farther from the
+// boundary by half a pixel or more. (Exact distances along a ridge wobble by less than
+// that; past the centre of a round end they fall by about a pixel per step.) It is
+// called for few of the pixels thinning visits, and kept out of its loop so that the
+// loop's variables stay in registers.
+func ridgeEnd(sk []uint8, d []int32, off *[8]int, q, w int) bool {
+	pw := w + 2
+	i := (q/pw-1)*w + q%pw - 1
+	limit := math.Sqrt(float64(d[i])) + 0.5
+	limit *= limit
+	for k, o := range off {
+		if sk[q+o] == 1 && float64(d[i+ring[k][1]*w+ring[k][0]]) >= limit {
+			return false
+		}
+	}
+	return true
 }
 
 // visitOrder returns the pixels of the shape whose runs are rs (indices on the grid
