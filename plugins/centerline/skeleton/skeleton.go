@@ -236,7 +236,7 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	// Bytes (0 or 1) rather than bools, so that a pixel's configuration is put
 	// together without a branch per neighbour.
 	pw := w + 2
-	sk := make([]uint8, pw*(h+2)+1) // and a byte for kind's last word
+	sk := make([]uint8, pw*(h+2)+1) // and a byte for sweep's last word
 	var off [8]int
 	for k, o := range ring {
 		off[k] = o[1]*pw + o[0]
@@ -245,13 +245,6 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	// named by their index on the framed grid.
 	order, layers := visitOrder(rs, d, w, sk) // and sets sk
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
-	// kind is removal's bits for pixel q as the grid is now.
-	kind := func(q int) uint8 {
-		return removal[columns(
-			binary.LittleEndian.Uint32(sk[q-pw-1:q-pw+3]),
-			binary.LittleEndian.Uint32(sk[q-1:q+3]),
-			binary.LittleEndian.Uint32(sk[q+pw-1:q+pw+3]))]
-	}
 	// kept[li] is the number of layer li's pixels left in the skeleton, compacted to the
 	// layer's start in order.
 	kept := make([]int, len(layers))
@@ -277,17 +270,24 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 			}
 			for changed := true; changed; {
 				changed = false
-				keep := layer[:0]
-				for _, p := range layer {
-					k := kind(int(p))
-					if k&free != 0 || k&isSimple != 0 && !ridgeEnd(sk, d, &off, int(p), w) {
+				n := 0
+				for i := 0; i < len(layer); i++ {
+					var gone bool
+					n, i, gone = sweep(sk, layer, n, i, pw, free)
+					changed = changed || gone
+					if i == len(layer) {
+						break
+					}
+					// Pixel i is simple but not free: it goes when it ends no ridge.
+					if p := layer[i]; ridgeEnd(sk, d, &off, int(p), w) {
+						layer[n] = p
+						n++
+					} else {
 						sk[p] = 0
 						changed = true
-						continue
 					}
-					keep = append(keep, p)
 				}
-				layer = keep
+				layer = layer[:n]
 			}
 		}
 		kept[li] = len(layer)
@@ -307,6 +307,34 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 		out.counts = append(out.counts, len(kp))
 	}
 	return out, nil
+}
+
+// sweep goes on thinning layer from its pixel i (see ThinRuns), with the first n pixels
+// kept so far compacted at its start, until a simple pixel that is not free asks
+// whether it ends a ridge: it returns n, that pixel's index (len(layer) at the layer's
+// end), and whether it took any pixel out. It calls nothing, so that its loop's
+// variables stay in registers.
+func sweep(sk []uint8, layer []int32, n, i, pw int, free uint8) (int, int, bool) {
+	gone := false
+	for ; i < len(layer); i++ {
+		p := layer[i]
+		q := int(p)
+		k := removal[columns(
+			binary.LittleEndian.Uint32(sk[q-pw-1:q-pw+3]),
+			binary.LittleEndian.Uint32(sk[q-1:q+3]),
+			binary.LittleEndian.Uint32(sk[q+pw-1:q+pw+3]))]
+		if k&free != 0 {
+			sk[q] = 0
+			gone = true
+			continue
+		}
+		if k&isSimple != 0 {
+			break
+		}
+		layer[n] = p
+		n++
+	}
+	return n, i, gone
 }
 
 // ridgeEnd says whether pixel q of the framed grid sk (ThinRuns') may end a line: no
