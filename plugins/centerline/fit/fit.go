@@ -699,13 +699,20 @@ func clamp01(v float64) float64 {
 func (bf *buffers) sharpest(pts []Vec) int {
 	n := len(pts)
 	const k = 3.0
-	// arc[j]: the length along the chain, three times round, from pts[0] to
-	// pts[j%n]; the points before and after point i (at j = n+i) move forward with i.
-	bf.arc = slices.Grow(bf.arc[:0], 3*n)[:3*n]
+	// arc[j]: the length along the chain, up to three times round, from pts[0] to
+	// pts[j%n]; the points before and after point i (at j = n+i) move forward with i,
+	// and are never more than n/2 past 2n-1. (q walks j%n and p (j-1)%n, without
+	// dividing.)
+	m := min(3*n, 2*n+n/2+1)
+	bf.arc = slices.Grow(bf.arc[:0], m)[:m]
 	arc := bf.arc
 	arc[0] = 0
-	for j := 1; j < 3*n; j++ {
-		arc[j] = arc[j-1] + pts[j%n].dist(pts[(j-1)%n])
+	for j, p, q := 1, 0, 1%n; j < m; j++ {
+		arc[j] = arc[j-1] + pts[q].dist(pts[p])
+		p, q = q, q+1
+		if q == n {
+			q = 0
+		}
 	}
 	best, at := 2.0, 0
 	a, b := 0, 0
@@ -724,7 +731,15 @@ func (bf *buffers) sharpest(pts []Vec) int {
 		for b < j+1+n/2 && arc[b]-arc[j] < k {
 			b++
 		}
-		u, v := pts[i].sub(pts[back%n]), pts[b%n].sub(pts[i])
+		// back%n and b%n: back lies in [0, 2n) and b in (n, 3n)
+		if back >= n {
+			back -= n
+		}
+		after := b - n
+		if after >= n {
+			after -= n
+		}
+		u, v := pts[i].sub(pts[back]), pts[after].sub(pts[i])
 		c := u.dot(v) / math.Sqrt(u.dot(u)*v.dot(v))
 		if c < best {
 			best, at = c, i
