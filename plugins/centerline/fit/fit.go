@@ -16,6 +16,7 @@ package fit
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // Vec is a point or vector.
@@ -76,22 +77,48 @@ const DefaultSample = 2
 // radius gives the line's radius near each point (the corner detector looks that far
 // along the line); it may be nil.
 func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
-	pts = dedupe(pts)
+	b := pool.Get().(*buffers)
+	defer pool.Put(b)
+	return b.fit(pts, radius, closed, o)
+}
+
+// buffers are the scratch slices of one fit, which the next fit on the same
+// goroutine reuses (through pool) instead of allocating them again: nothing Fit
+// returns refers to them.
+type buffers struct {
+	pts, rot   []Vec     // the points deduplicated, and rotated to the sharpest bend
+	radius     []float64 // the radius rotated with them
+	arc, turn  []float64 // findCorners' and sharpest's
+	cs         []int     // the corners
+	rev, sm    []Vec     // smooth's
+	a, b       []Vec     // smoothSteps'
+	kernel     []float64 // taubinKernel(kernelPass), once asked
+	kernelPass int
+	ps         pieces
+}
+
+var pool = sync.Pool{New: func() any { return new(buffers) }}
+
+// fit is Fit in b's buffers.
+func (bf *buffers) fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
+	pts = bf.dedupe(pts)
 	if closed && len(pts) > 2 {
 		// The fit starts and ends where the chain is closed, whose point joins two
 		// pieces: at the sharpest bend, where the pieces would meet anyway, rather than
 		// wherever the chain was found, which splits a curve. (Lineart corpus, filled
 		// outlines: 0.437 -> 0.425 of the potrace engine's segments.)
-		at := sharpest(pts)
-		pts = append(rotate(pts, at), pts[at])
+		at := bf.sharpest(pts)
+		bf.rot = append(append(append(bf.rot[:0], pts[at:]...), pts[:at]...), pts[at])
+		pts = bf.rot
 		if len(radius) == len(pts)-1 {
-			radius = append(rotate(radius, at), radius[at])
+			bf.radius = append(append(append(bf.radius[:0], radius[at:]...), radius[:at]...), radius[at])
+			radius = bf.radius
 		}
 	}
 	if len(pts) < 2 {
 		return nil
 	}
-	corners := findCorners(pts, radius, o.CornerAngle)
+	corners := bf.findCorners(pts, radius, o.CornerAngle)
 	passes := o.SmoothPasses
 	if passes <= 0 {
 		passes = DefaultSmoothPasses
@@ -106,7 +133,7 @@ func Fit(pts []Vec, radius []float64, closed bool, o Options) []Segment {
 	}
 	var out []Segment
 	for i := 1; i < len(corners) && len(out) < limit; i++ {
-		out = fitRun(smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, sample, out, limit)
+		out = bf.ps.fitRun(bf.smooth(pts[corners[i-1]:corners[i]+1], passes), o.Tolerance, sample, out, limit)
 	}
 	return out
 }
@@ -123,23 +150,29 @@ const DefaultSmoothPasses = 5
 // as the filter's kernel (the steps' three-point kernels convolved) applied to the
 // points around it, in one sum instead of 2*passes steps; only the points nearer an
 // end, which the ends that stay reach, are stepped.
-func smooth(run []Vec, passes int) []Vec {
+// The result is in bf's buffers, until the next smooth.
+func (bf *buffers) smooth(run []Vec, passes int) []Vec {
 	if len(run) < 3 || passes == 0 {
 		return run
 	}
 	r := 2 * passes // the kernel's radius
 	n := len(run)
 	if n < 4*r+2 {
-		return smoothSteps(run, passes)
+		return bf.smoothSteps(run, passes)
 	}
-	k := taubinKernel(passes)
+	if bf.kernel == nil || bf.kernelPass != passes {
+		bf.kernel, bf.kernelPass = taubinKernel(passes), passes
+	}
+	k := bf.kernel
 	k0, kk := k[0], k[1:]
 	// rev: run backwards, so that the points before each one run forwards too
-	rev := make([]Vec, n)
+	bf.rev = slices.Grow(bf.rev[:0], n)[:n]
+	rev := bf.rev
 	for i, p := range run {
 		rev[n-1-i] = p
 	}
-	out := make([]Vec, n)
+	bf.sm = slices.Grow(bf.sm[:0], n)[:n]
+	out := bf.sm
 	for i := r; i < n-r; i++ {
 		before, after := rev[n-i:n-i+r], run[i+1:i+r+1]
 		before, after = before[:len(kk)], after[:len(kk)]
@@ -151,8 +184,8 @@ func smooth(run []Vec, passes int) []Vec {
 		out[i] = Vec{x, y}
 	}
 	// Near an end, the points up to 2r from it decide those within r of it.
-	copy(out[:r], smoothSteps(run[:2*r+1], passes))
-	copy(out[n-r:], smoothSteps(run[n-2*r-1:], passes)[r+1:])
+	copy(out[:r], bf.smoothSteps(run[:2*r+1], passes))
+	copy(out[n-r:], bf.smoothSteps(run[n-2*r-1:], passes)[r+1:])
 	return out
 }
 
@@ -185,11 +218,16 @@ func taubinKernel(passes int) []float64 {
 	return k[r:]
 }
 
-// smoothSteps is smooth stepped pass by pass, point by point.
-func smoothSteps(run []Vec, passes int) []Vec {
-	a := append([]Vec(nil), run...)
-	b := make([]Vec, len(a))
-	step := func(f float64) {
+// smoothSteps is smooth stepped pass by pass, point by point. The result is in bf's
+// buffers, until the next smoothSteps.
+func (bf *buffers) smoothSteps(run []Vec, passes int) []Vec {
+	a := append(bf.a[:0], run...)
+	b := slices.Grow(bf.b[:0], len(a))[:len(a)]
+	for s := range 2 * passes {
+		f := taubinLambda
+		if s%2 == 1 {
+			f = taubinMu
+		}
 		b[0], b[len(a)-1] = a[0], a[len(a)-1]
 		for i := 1; i+1 < len(a); i++ {
 			lx := (a[i-1].X+a[i+1].X)/2 - a[i].X
@@ -198,34 +236,37 @@ func smoothSteps(run []Vec, passes int) []Vec {
 		}
 		a, b = b, a
 	}
-	for ; passes > 0; passes-- {
-		step(taubinLambda)
-		step(taubinMu)
-	}
+	bf.a, bf.b = a, b
 	return a
 }
 
-func dedupe(pts []Vec) []Vec {
-	out := make([]Vec, 0, len(pts))
+// dedupe returns pts without the points that repeat the one before, in bf's buffers.
+func (bf *buffers) dedupe(pts []Vec) []Vec {
+	out := bf.pts[:0]
 	for _, p := range pts {
 		if len(out) == 0 || out[len(out)-1].dist(p) > 1e-9 {
 			out = append(out, p)
 		}
 	}
+	bf.pts = out
 	return out
 }
 
 // findCorners returns the indexes that split pts: its ends and every point where the
 // direction turns by at least angle degrees between the chords to the points about
 // k pixels before and after it, keeping the sharpest point of each turn.
-func findCorners(pts []Vec, radius []float64, angle float64) []int {
+// The result is in bf's buffers.
+func (bf *buffers) findCorners(pts []Vec, radius []float64, angle float64) []int {
 	n := len(pts)
-	cs := []int{0}
+	cs := append(bf.cs[:0], 0)
 	if angle > 0 && n > 4 {
 		cosMax := math.Cos(angle * math.Pi / 180)
-		turn := make([]float64, n)
+		bf.turn = slices.Grow(bf.turn[:0], n)[:n]
+		turn := bf.turn
 		// cumulative arc length
-		arc := make([]float64, n)
+		bf.arc = slices.Grow(bf.arc[:0], n)[:n]
+		arc := bf.arc
+		arc[0] = 0
 		for i := 1; i < n; i++ {
 			arc[i] = arc[i-1] + pts[i].dist(pts[i-1])
 		}
@@ -268,6 +309,7 @@ func findCorners(pts []Vec, radius []float64, angle float64) []int {
 	if cs[len(cs)-1] != n-1 {
 		cs = append(cs, n-1)
 	}
+	bf.cs = cs
 	return cs
 }
 
@@ -306,12 +348,13 @@ func sharpestOfEachTurn(cs []int, turn []float64, cosMax float64) []int {
 // each piece as long as it can be needs fewer segments than splitting the run at its
 // worst point until every part fits. A cubic is measured at every sample-th point. It
 // stops once out holds limit segments.
-func fitRun(pts []Vec, tol float64, sample int, out []Segment, limit int) []Segment {
+// It fits in ps's buffers.
+func (ps *pieces) fitRun(pts []Vec, tol float64, sample int, out []Segment, limit int) []Segment {
 	n := len(pts)
 	if n == 2 || withinLine(pts, tol) {
 		return append(out, Segment{Line: true, P0: pts[0], P3: pts[n-1]})
 	}
-	ps := pieces{pts: pts, sample: sample, arc: make([]float64, 1, n)}
+	ps.pts, ps.sample, ps.arc = pts, sample, append(ps.arc[:0], 0)
 	first := 4 // the first stretch tried: the last piece's length
 	for i := 0; i < n-1 && len(out) < limit; {
 		t1 := startTangent(pts[i:])
@@ -650,22 +693,26 @@ func clamp01(v float64) float64 {
 	return v
 }
 
-// rotate returns a copy of s starting at s[at] and wrapping around.
-func rotate[T any](s []T, at int) []T {
-	return append(slices.Clone(s[at:]), s[:at]...)
-}
-
 // sharpest returns the index of the closed chain pts's sharpest bend: where the
 // direction between the chords to the points about 3 pixels before and after turns
 // most (the nearest points at least that far along the chain, within half of it).
-func sharpest(pts []Vec) int {
+func (bf *buffers) sharpest(pts []Vec) int {
 	n := len(pts)
 	const k = 3.0
-	// arc[j]: the length along the chain, three times round, from pts[0] to
-	// pts[j%n]; the points before and after point i (at j = n+i) move forward with i.
-	arc := make([]float64, 3*n)
-	for j := 1; j < 3*n; j++ {
-		arc[j] = arc[j-1] + pts[j%n].dist(pts[(j-1)%n])
+	// arc[j]: the length along the chain, up to three times round, from pts[0] to
+	// pts[j%n]; the points before and after point i (at j = n+i) move forward with i,
+	// and are never more than n/2 past 2n-1. (q walks j%n and p (j-1)%n, without
+	// dividing.)
+	m := min(3*n, 2*n+n/2+1)
+	bf.arc = slices.Grow(bf.arc[:0], m)[:m]
+	arc := bf.arc
+	arc[0] = 0
+	for j, p, q := 1, 0, 1%n; j < m; j++ {
+		arc[j] = arc[j-1] + pts[q].dist(pts[p])
+		p, q = q, q+1
+		if q == n {
+			q = 0
+		}
 	}
 	best, at := 2.0, 0
 	a, b := 0, 0
@@ -684,7 +731,15 @@ func sharpest(pts []Vec) int {
 		for b < j+1+n/2 && arc[b]-arc[j] < k {
 			b++
 		}
-		u, v := pts[i].sub(pts[back%n]), pts[b%n].sub(pts[i])
+		// back%n and b%n: back lies in [0, 2n) and b in (n, 3n)
+		if back >= n {
+			back -= n
+		}
+		after := b - n
+		if after >= n {
+			after -= n
+		}
+		u, v := pts[i].sub(pts[back]), pts[after].sub(pts[i])
 		c := u.dot(v) / math.Sqrt(u.dot(u)*v.dot(v))
 		if c < best {
 			best, at = c, i

@@ -283,7 +283,7 @@ func TestSharpestIsTheSharpestByWalking(t *testing.T) {
 				rr := float64(n)/(2*math.Pi)*(0.3+1.7*r.Float64()) + r.Float64()
 				pts[i] = Vec{50 + rr*math.Cos(a), 50 + rr*math.Sin(a)}
 			}
-			if got, want := sharpest(pts), sharpestByWalking(pts); got != want {
+			if got, want := new(buffers).sharpest(pts), sharpestByWalking(pts); got != want {
 				t.Fatalf("n %d seed %d: sharpest %d, by walking %d", n, seed, got, want)
 			}
 		}
@@ -295,7 +295,7 @@ func TestSmoothByTheKernelIsSmoothStepByStep(t *testing.T) {
 		for _, n := range []int{3, 8, 8*passes + 1, 8*passes + 2, 8*passes + 3, 200} {
 			for seed := range uint64(5) {
 				run := randomRun(seed, n)
-				got, want := smooth(run, passes), smoothSteps(run, passes)
+				got, want := new(buffers).smooth(run, passes), new(buffers).smoothSteps(run, passes)
 				if len(got) != len(want) {
 					t.Fatalf("passes %d, %d points: %d points out, want %d", passes, n, len(got), len(want))
 				}
@@ -374,8 +374,59 @@ func TestFindCornersFindsTheCornersByWalking(t *testing.T) {
 				if !tc.radius {
 					radius = nil
 				}
-				if got, want := findCorners(pts, radius, tc.angle), cornersByWalking(pts, radius, tc.angle); !slices.Equal(got, want) {
+				if got, want := new(buffers).findCorners(pts, radius, tc.angle), cornersByWalking(pts, radius, tc.angle); !slices.Equal(got, want) {
 					t.Fatalf("seed %d: corners %v, by walking %v", seed, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestFitsInReusedBuffersAreFitsInFreshOnes fits chains of every kind one after
+// another in the same buffers, long before short and short before long, closed and
+// open, with radii and without, several smoothings, and compares each fit with the
+// one in fresh buffers: nothing left in a buffer may change a later fit.
+func TestFitsInReusedBuffersAreFitsInFreshOnes(t *testing.T) {
+	type chain struct {
+		pts    []Vec
+		radius []float64
+		closed bool
+		o      Options
+	}
+	var chains []chain
+	for i, n := range []int{300, 12, 90, 3, 500, 40, 2, 61, 1, 200} {
+		pts := randomRun(uint64(40+i), n)
+		var radius []float64
+		if i%2 == 0 {
+			radius = make([]float64, n)
+			for k := range radius {
+				radius[k] = 1 + float64((k*7+i)%5)
+			}
+		}
+		o := Options{Tolerance: 0.3 + 0.2*float64(i%3), CornerAngle: float64(40 * (i % 3)), SmoothPasses: 1 + i%6, Sample: 1 + i%3}
+		chains = append(chains, chain{pts, radius, i%3 != 1, o})
+	}
+	tests := []struct {
+		name  string
+		order []int
+	}{
+		{"as made", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+		{"backwards", []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}},
+		{"longest first", []int{4, 0, 9, 2, 7, 5, 1, 3, 6, 8}},
+		{"each twice", []int{1, 1, 4, 4, 3, 3, 0, 0}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var reused buffers
+			for _, c := range tc.order {
+				ch := chains[c]
+				got := reused.fit(ch.pts, ch.radius, ch.closed, ch.o)
+				want := new(buffers).fit(ch.pts, ch.radius, ch.closed, ch.o)
+				if !slices.Equal(got, want) {
+					t.Fatalf("chain %d: %d segments in reused buffers, %d in fresh ones, or they differ", c, len(got), len(want))
+				}
+				if len(want) == 0 && len(ch.pts) > 1 {
+					t.Fatalf("chain %d: no segments", c)
 				}
 			}
 		})

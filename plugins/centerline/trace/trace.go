@@ -239,8 +239,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	fitted := make([][]svgout.Stroke, len(ss))
 	discs := make([][]fill.Disc, len(ss))
 	if err := parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
+		var buf strokeBuffers
 		for i := lo; i < hi; i++ {
-			fitted[i], discs[i] = fitStroke(ss[i], all[i], g, level, o, fopt)
+			fitted[i], discs[i] = fitStroke(ss[i], all[i], g, level, o, fopt, &buf)
 		}
 	}); err != nil {
 		return grp, err
@@ -319,6 +320,7 @@ func outlinePolys(parts *fill.Parts, b []bool, g *ink.Image, level float64) ([][
 func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit func(i int) int, done func(i int, segs []fit.Segment)) ([]loop, error) {
 	fitted := make([][]fit.Segment, len(polys))
 	err := parallel.For(ctx, len(polys), 8, func(_, lo, hi int) {
+		var pts []fit.Vec // each poly's points, in one buffer (fit.Fit keeps none)
 		for i := lo; i < hi; i++ {
 			poly := polys[i]
 			if math.Abs(fill.Area(poly)) < minFillArea {
@@ -330,7 +332,7 @@ func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit
 					continue
 				}
 			}
-			pts := make([]fit.Vec, len(poly))
+			pts = slices.Grow(pts[:0], len(poly))[:len(poly)]
 			for k, p := range poly {
 				pts[k] = fit.Vec{X: p.X, Y: p.Y}
 			}
@@ -522,12 +524,19 @@ func uneven(part width.Measured, wd float64) bool {
 	return px >= taperPx && share >= taperShare
 }
 
+// strokeBuffers hold a part's points and radii as fitStroke hands them to fit.Fit,
+// which keeps neither, for the next part and stroke to reuse.
+type strokeBuffers struct {
+	pts    []fit.Vec
+	radius []float64
+}
+
 // fitStroke returns stroke s, measured as meas, as drawn strokes: none when it is
 // shorter than o.MinLength, else its parts (several where o.Width is WidthVariable)
 // with their fitted segments and widths; and, with o.Fill FillOutline and widths
 // measured, the discs of the ink of the parts too uneven to be drawn at one width
-// instead of those parts.
-func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options) ([]svgout.Stroke, []fill.Disc) {
+// instead of those parts. It fits in buf's buffers.
+func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options, buf *strokeBuffers) ([]svgout.Stroke, []fill.Disc) {
 	var out []svgout.Stroke
 	var discs []fill.Disc
 	fallback := fallbackWidth(s)
@@ -549,8 +558,10 @@ func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64,
 			}
 			continue
 		}
-		pts := make([]fit.Vec, len(part.Points))
-		radius := make([]float64, len(part.Points))
+		n := len(part.Points)
+		buf.pts = slices.Grow(buf.pts[:0], n)[:n]
+		buf.radius = slices.Grow(buf.radius[:0], n)[:n]
+		pts, radius := buf.pts, buf.radius
 		for i, p := range part.Points {
 			pts[i] = fit.Vec{X: p.X, Y: p.Y}
 			radius[i] = p.R
