@@ -22,10 +22,10 @@ func (s *server) serveDirect(conn net.Conn) {
 }
 
 // directServer is the plugin's end of the direct channel. One goroutine at a time reads
-// its frames. The one that reads a call (Trace or Analyze) runs it itself, at once, and hands the reading on
-// to a goroutine it starts, which reads the frames that come meanwhile (a cancel): the
-// call waits for no other goroutine to be scheduled, and its answer is written by the
-// goroutine that made it.
+// its frames. The one that reads a call (Trace or Analyze) runs it itself, at once, and
+// hands the reading on to a goroutine it starts, which reads the frames that come
+// meanwhile (a cancel): the call waits for no other goroutine to be scheduled, and its
+// answer is written by the goroutine that made it.
 type directServer struct {
 	s    *server
 	conn net.Conn

@@ -41,8 +41,8 @@ type server struct {
 	// jobs counts the calls that did work, so that a release timer knows whether
 	// another job came since it was set.
 	jobs int
-	// direct says the server also serves Trace on the direct channel (serveDirect), set
-	// before it serves anything.
+	// direct says the server also serves Trace and Analyze on the direct channel
+	// (serveDirect), set before it serves anything.
 	direct bool
 }
 

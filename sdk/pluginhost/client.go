@@ -262,16 +262,14 @@ type imageRef struct {
 // client's, into which the image is copied. A caller's file whose image is only part of
 // it is sent as a range to a plugin that reads ranges, and otherwise made the whole file
 // first. send returns the plugin's failure, if any. A plugin that cannot read the file
-// gets the image inline from then on.
-func (c *Client) withImage(ctx context.Context, image []byte, shared *ImageFile, send func(imageRef) (*tracev1.Failure, error)) (*tracev1.Failure, error) {
+// gets the image inline from then on. The caller has learned the plugin's capabilities
+// (learn).
+func (c *Client) withImage(image []byte, shared *ImageFile, send func(imageRef) (*tracev1.Failure, error)) (*tracev1.Failure, error) {
 	if shared != nil {
 		image = shared.Bytes()
 	}
 	if len(image) < imageFileMin {
 		return send(imageRef{inline: image})
-	}
-	if err := c.learn(ctx); err != nil {
-		return nil, err
 	}
 	if c.readsFile.Load() {
 		file, err := shared, error(nil)
@@ -359,7 +357,7 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 		sent = err != nil || f.GetCode() != wire.CodeNoKeptImage
 	}
 	if !sent {
-		f, err = c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
+		f, err = c.withImage(req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 			var err error
 			r, err = c.trace(ctx, &tracev1.TraceRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
 				Params: params, MaxPixels: uint64(max(0, req.MaxPixels)), HostChecksOutput: req.OutputChecked})
@@ -423,18 +421,18 @@ func (c *Client) Analyze(ctx context.Context, req AnalyzeRequest) (Analysis, err
 // AnalyzeKeep is Analyze, and asks the plugin to keep the decoded image for a Trace
 // with UseKept that follows on this client.
 func (c *Client) AnalyzeKeep(ctx context.Context, req AnalyzeRequest) (Analysis, error) {
-	if err := c.learn(ctx); err != nil {
-		return Analysis{}, c.callError(ctx, err)
-	}
-	return c.analyze(ctx, req, c.keepsDecoded.Load())
+	return c.analyze(ctx, req, true)
 }
 
+// analyze runs one Analyze call, asking the plugin to keep the decoded image when keep
+// is set and the plugin keeps images.
 func (c *Client) analyze(ctx context.Context, req AnalyzeRequest, keep bool) (Analysis, error) {
 	if err := c.learn(ctx); err != nil {
 		return Analysis{}, c.callError(ctx, err)
 	}
+	keep = keep && c.keepsDecoded.Load()
 	var r *tracev1.AnalyzeResponse
-	f, err := c.withImage(ctx, req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
+	f, err := c.withImage(req.Image, req.File, func(im imageRef) (*tracev1.Failure, error) {
 		var err error
 		r, err = c.analyzeCall(ctx, &tracev1.AnalyzeRequest{Image: im.inline, ImageFile: im.file, ImageOffset: im.offset, ImageLength: im.length,
 			MaxPixels: uint64(max(0, req.MaxPixels)), Keep: keep})
