@@ -420,9 +420,9 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, l
 	var whole []loop
 	cost := make([]int, n)
 	var wholePart []int
-	wp, wf := parts.SelectEdgeOutlines(redraw, g, level/2)
 	some := slices.Contains(redraw, true) // a part may be redrawn
 	if some {
+		wp, wf := parts.SelectEdgeOutlines(redraw, g, level/2)
 		// An outline beside no part counts for nothing.
 		beside := make([]int, len(wp))
 		for i := range wp {
