@@ -120,7 +120,7 @@ const outlineSample = 3
 const strokeCorner = 120
 
 // absorbShare: a connected part of the ink of which filled areas cover at least this
-// share is outlined whole (fill.Absorb), its thin parts too.
+// share is outlined whole (fill.Parts.Absorb), its thin parts too.
 const absorbShare = 0.3
 
 // minFillArea is the least area, in square pixels, of a filled outline or a hole in
