@@ -133,7 +133,7 @@ func TestGrowEqualsAScanOfTheWholeImageEachStep(t *testing.T) {
 			}
 			want := slices.Clone(b)
 			growByScan(want, in, tc.w, tc.h, tc.steps)
-			Grow(b, in, tc.w, tc.h, tc.steps)
+			NewParts(in, tc.w, tc.h).Grow(b, in, tc.steps)
 			if !slices.Equal(b, want) {
 				t.Fatalf("Grow differs from the whole-image scan")
 			}

@@ -111,20 +111,12 @@ func (r *runs) span(i, w int) (lo, hi int) {
 	return row + int(r.Spans[i].A), row + int(r.Spans[i].B)
 }
 
-// Absorb marks in b, in place, the whole of every 8-connected part of the w x h shape
-// in of which b already covers at least share of the pixels, and returns b (nil stays
-// nil). Such a part is a filled shape with limbs, horns and a tail: outlined whole it
+// Absorb marks in b, in place, the whole of every 8-connected part of p's shape that
+// b already covers at least share of the pixels of, and returns b (nil stays nil).
+// Such a part is a filled shape with limbs, horns and a tail: outlined whole it
 // renders as its ink does and costs fewer segments than an outline of its body with
 // strokes laid over the outline's notches, each stroke ending in a round cap where the
 // ink ends in a point.
-func Absorb(b, in []bool, w, h int, share float64) []bool {
-	if b == nil {
-		return nil
-	}
-	return NewParts(in, w, h).Absorb(b, share)
-}
-
-// Absorb is the package's Absorb on the shape p numbers the parts of.
 func (p *Parts) Absorb(b []bool, share float64) []bool {
 	if b == nil {
 		return nil
@@ -526,17 +518,11 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 	return b
 }
 
-// Grow adds to b, in place, the pixels of in next to it (4-connected), steps times:
-// the ink a stroke's discs miss at its tapered tip and along its edges. The first step
-// scans the shape's runs; each later one looks only around the pixels the step before
-// added, since a pixel next to an older one joined already.
-func Grow(b, in []bool, w, h, steps int) {
-	if steps > 0 {
-		NewParts(in, w, h).Grow(b, in, steps)
-	}
-}
-
-// Grow is the package's Grow of b within the shape in that p numbers the parts of.
+// Grow adds to b, in place, the pixels of the shape in (whose parts p numbers) next to
+// it (4-connected), steps times: the ink a stroke's discs miss at its tapered tip and
+// along its edges. The first step scans the shape's runs; each later one looks only
+// around the pixels the step before added, since a pixel next to an older one joined
+// already.
 func (p *Parts) Grow(b, in []bool, steps int) {
 	if steps <= 0 {
 		return

@@ -125,7 +125,7 @@ func TestGrowSpreadsOverTheInkOnly(t *testing.T) {
 	}
 	b := make([]bool, w*h)
 	b[w+2] = true
-	Grow(b, in, w, h, 3)
+	NewParts(in, w, h).Grow(b, in, 3)
 	for x := 0; x < w; x++ {
 		if want := x <= 5; b[w+x] != want {
 			t.Errorf("middle row x=%d: %v, want %v", x, b[w+x], want)
@@ -248,7 +248,7 @@ func TestAbsorbOutlinesAPartWholeWhenEnoughOfItIsFilled(t *testing.T) {
 			}
 		}
 		b[15*w+20] = false
-		got := Absorb(b, in, w, h, tt.share)
+		got := NewParts(in, w, h).Absorb(b, tt.share)
 		n := 0
 		for _, v := range got {
 			if v {
@@ -259,7 +259,7 @@ func TestAbsorbOutlinesAPartWholeWhenEnoughOfItIsFilled(t *testing.T) {
 			t.Errorf("%s: line %v, limb %v, %d pixels; want %v, %v, %d", tt.name, got[5*w+30], got[25*w+50], n, tt.line, tt.limb, tt.pixels)
 		}
 	}
-	if Absorb(nil, make([]bool, 4), 2, 2, 0.3) != nil {
+	if NewParts(make([]bool, 4), 2, 2).Absorb(nil, 0.3) != nil {
 		t.Error("Absorb of no blobs is not nil")
 	}
 }

@@ -631,18 +631,6 @@ func endTangent(pts []Vec) Vec {
 	return pts[n-1-k].sub(pts[n-1]).unit()
 }
 
-// basis returns the cubic Bernstein polynomials at t: the weights of a cubic's four
-// control points at t.
-func basis(t float64) [4]float64 {
-	mt := 1 - t
-	return [4]float64{mt * mt * mt, 3 * mt * mt * t, 3 * mt * t * t, t * t * t}
-}
-
-// at returns the point of s whose control points' weights are b.
-func (s *Segment) at(b *[4]float64) Vec {
-	return Vec{b[0]*s.P0.X + b[1]*s.P1.X + b[2]*s.P2.X + b[3]*s.P3.X, b[0]*s.P0.Y + b[1]*s.P1.Y + b[2]*s.P2.Y + b[3]*s.P3.Y}
-}
-
 // generate finds the control-point distances along t1 and t2 minimising the squared
 // error at parameters u, and keeps in w the control points' weights at each u[i].
 func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {

@@ -7,6 +7,18 @@ import (
 	"testing"
 )
 
+// basis returns the cubic Bernstein polynomials at t: the weights of a cubic's four
+// control points at t.
+func basis(t float64) [4]float64 {
+	mt := 1 - t
+	return [4]float64{mt * mt * mt, 3 * mt * mt * t, 3 * mt * t * t, t * t * t}
+}
+
+// at returns the point of s whose control points' weights are b.
+func (s *Segment) at(b *[4]float64) Vec {
+	return Vec{b[0]*s.P0.X + b[1]*s.P1.X + b[2]*s.P2.X + b[3]*s.P3.X, b[0]*s.P0.Y + b[1]*s.P1.Y + b[2]*s.P2.Y + b[3]*s.P3.Y}
+}
+
 // bezier returns the point of s at t.
 func bezier(s Segment, t float64) Vec {
 	b := basis(t)

@@ -796,19 +796,18 @@ func joinGaps(ss []Stroke, o Options) []Stroke {
 // ((0, 0) when that is the end itself).
 func gapEnd(s Stroke, side int) (Point, float64, float64) {
 	pts := s.Points
-	if side == 0 {
-		pts = slices.Clone(pts)
-		slices.Reverse(pts)
+	if side == 1 {
+		pts = reversed(pts)
 	}
-	// pts now ends at the free end; direction of travel out of it.
-	last := pts[len(pts)-1]
-	back := pointAt(reversed(pts), max(3, 2*last.R))
-	dx, dy := last.X-back.X, last.Y-back.Y
+	// pts now starts at the free end; direction of travel out of it.
+	tip := pts[0]
+	back := pointAt(pts, max(3, 2*tip.R))
+	dx, dy := tip.X-back.X, tip.Y-back.Y
 	l := math.Hypot(dx, dy)
 	if l == 0 {
-		return last, 0, 0
+		return tip, 0, 0
 	}
-	return last, dx / l, dy / l
+	return tip, dx / l, dy / l
 }
 
 // gapPair is a pair of free ends that may be bridged: end si of stroke i and end sj of

@@ -187,8 +187,9 @@ func (g *grid) scan(ends []Ends, x, y float64) choice {
 // nearest returns the end nearest to the pen at (x, y), a point of the grid's extent
 // (an end drawn), looking at the cells in rings around the pen's: the ends in ring r
 // (the cells r cells away across or down, or both) are at least r-1 cells' sides
-// away, so once that (less one for rounding) exceeds the nearest end's distance (with a margin for rounding)
-// no farther ring can hold a nearer one. When a ring would hold more cells than there
+// away, so once r-2 cells' sides (one ring's margin for an end that rounding put in
+// the next cell) exceed the nearest end's distance, no farther ring can hold a nearer
+// one. When a ring would hold more cells than there
 // are ends left, the ends left are scanned instead.
 func (g *grid) nearest(ends []Ends, x, y float64) choice {
 	c := none()

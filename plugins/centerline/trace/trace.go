@@ -120,7 +120,7 @@ const outlineSample = 3
 const strokeCorner = 120
 
 // absorbShare: a connected part of the ink of which filled areas cover at least this
-// share is outlined whole (fill.Absorb), its thin parts too.
+// share is outlined whole (fill.Parts.Absorb), its thin parts too.
 const absorbShare = 0.3
 
 // minFillArea is the least area, in square pixels, of a filled outline or a hole in
@@ -266,7 +266,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	var fills []loop
 	if blobs != nil {
-		polys, firsts := outlinePolys(parts(), blobs, g, level)
+		// The outlines moved to the ink's edge, and the first point of each before it
+		// was moved (which tells the part it is beside).
+		polys, firsts := parts().EdgeOutlines(blobs, g, level/2)
 		if o.Width != WidthFixed {
 			// The outlines that fitOutlines keeps (each fits to one segment or more).
 			k := 0
@@ -280,7 +282,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 			fitFills := func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
 				return fitOutlines(ctx, polys, firsts, limit, done)
 			}
-			fitted, fills, err = outlineWhereCheaper(ctx, parts(), w, h, g, level, ss, fitted, firsts, fitFills)
+			fitted, fills, err = outlineWhereCheaper(ctx, parts(), g, level, ss, fitted, firsts, fitFills)
 		} else {
 			fills, err = fitOutlines(ctx, polys, firsts, nil, nil)
 		}
@@ -302,13 +304,6 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 type loop struct {
 	segs  []fit.Segment
 	first fill.Pt
-}
-
-// outlinePolys returns the outlines of the mask b, within the ink whose parts are
-// parts, moved to the ink's edge, and the first point of each before it was moved
-// (which tells the part it is beside).
-func outlinePolys(parts *fill.Parts, b []bool, g *ink.Image, level float64) ([][]fill.Pt, []fill.Pt) {
-	return parts.EdgeOutlines(b, g, level/2)
 }
 
 // fitOutlines fits polys (firsts: their loops' firsts) in parallel, leaving out those
@@ -380,7 +375,7 @@ func pathCost(segs []fit.Segment, closed bool) int {
 // The parts' outlines are fitted first: a fill of a part that would be redrawn is
 // then fitted only as far as it takes to tell (its fit stops once the part's strokes
 // and it alone cost more than the part's outline), since it is left out anyway.
-func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
+func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
 	n := parts.Len()
 	mix := make([]int, n)      // each part's segments as strokes
 	filled := make([]bool, n)  // parts with fills
@@ -425,9 +420,9 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, w, h int, g *in
 	var whole []loop
 	cost := make([]int, n)
 	var wholePart []int
-	wp, wf := parts.SelectEdgeOutlines(redraw, g, level/2)
 	some := slices.Contains(redraw, true) // a part may be redrawn
 	if some {
+		wp, wf := parts.SelectEdgeOutlines(redraw, g, level/2)
 		// An outline beside no part counts for nothing.
 		beside := make([]int, len(wp))
 		for i := range wp {

@@ -235,7 +235,7 @@ func TestAPartlyFilledPartIsOutlinedWholeWhereThatIsCheaper(t *testing.T) {
 			}
 			return slices.Clone(tt.fills), nil
 		}
-		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), fill.NewParts(m, w, h), w, h, g, 1, ss, fitted, firsts, fitFills)
+		gotStrokes, gotFills, err := outlineWhereCheaper(context.Background(), fill.NewParts(m, w, h), g, 1, ss, fitted, firsts, fitFills)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -291,7 +291,7 @@ func TestTheFillsOfAPartRedrawnAreFittedOnlyAsFarAsItTakesToTell(t *testing.T) {
 		}
 		return out, nil
 	}
-	gotStrokes, _, err := outlineWhereCheaper(context.Background(), fill.NewParts(m, w, h), w, h, g, 1, ss, fitted, firsts, fitFills)
+	gotStrokes, _, err := outlineWhereCheaper(context.Background(), fill.NewParts(m, w, h), g, 1, ss, fitted, firsts, fitFills)
 	if err != nil {
 		t.Fatal(err)
 	}
