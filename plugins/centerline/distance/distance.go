@@ -242,14 +242,14 @@ func runEnd(d []int32, w, x, y int, n int32) {
 // a core pixel c to a pixel p within reach, the pixels of p's row up to c's column are
 // nearer to c than p is, so nearer than any pixel outside the shape, and are in it.
 func Opening(in []bool, d []int32, w, h int, r float64) []bool {
-	out, _ := OpeningRuns(in, FindRuns(in, w, h), d, w, h, r)
+	out, _ := OpeningRuns(FindRuns(in, w, h), d, w, h, r)
 	return out
 }
 
-// OpeningRuns is Opening of the shape in whose runs are rs (FindRuns), which also
+// OpeningRuns is Opening of the shape whose runs are rs (FindRuns), which also
 // returns the runs of the opening: both the shape's and the opening's are read within
 // the opening's boxes alone.
-func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
+func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	r2 := r * r
 	least := math.Ceil(r2) // distances are whole numbers
 	if !(least <= math.MaxInt32) {
