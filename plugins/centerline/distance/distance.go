@@ -21,12 +21,12 @@ import (
 // outside of the image counts as false, so a shape touching the border is measured to
 // it. Pixels where in is false get 0.
 func Transform(in []bool, w, h int) []int32 {
-	return TransformRuns(in, FindRuns(in, w, h), w, h)
+	return TransformRuns(FindRuns(in, w, h), w, h)
 }
 
-// TransformRuns is Transform of the mask in whose runs are rs (FindRuns), for a caller
+// TransformRuns is Transform of the mask whose runs are rs (FindRuns), for a caller
 // that keeps them: the later stages of a trace read the ink's runs too.
-func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
+func TransformRuns(rs Runs, w, h int) []int32 {
 	d := make([]int32, w*h)
 	if w <= 0 || h <= 0 {
 		return d
@@ -38,7 +38,8 @@ func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
 	// the image's bottom edge), its lower half is set to the distance to that end, the
 	// nearer one there. Columns are independent; a band of them is swept row by row, over
 	// the runs of each row (the shape pixels, counted) and of the row above (where a
-	// column's run may end).
+	// column's run may end: there, a pixel still 0 is paper, as the band alone writes
+	// its columns and runEnd only the rows above).
 	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
 		for y := 0; y < h; y++ {
 			row := d[y*w : (y+1)*w]
@@ -58,11 +59,10 @@ func TransformRuns(in []bool, rs Runs, w, h int) []int32 {
 					row[k] = above[k] + 1
 				}
 			}
-			inRow := in[y*w : (y+1)*w]
 			for _, r := range rs.within(y-1, lo, hi) {
 				a, b := clip(r, lo, hi)
 				for k := a; k < b; k++ {
-					if !inRow[k] && above[k] > 1 {
+					if row[k] == 0 && above[k] > 1 {
 						runEnd(d, w, k, y, above[k])
 					}
 				}
@@ -242,14 +242,14 @@ func runEnd(d []int32, w, x, y int, n int32) {
 // a core pixel c to a pixel p within reach, the pixels of p's row up to c's column are
 // nearer to c than p is, so nearer than any pixel outside the shape, and are in it.
 func Opening(in []bool, d []int32, w, h int, r float64) []bool {
-	out, _ := OpeningRuns(in, FindRuns(in, w, h), d, w, h, r)
+	out, _ := OpeningRuns(FindRuns(in, w, h), d, w, h, r)
 	return out
 }
 
-// OpeningRuns is Opening of the shape in whose runs are rs (FindRuns), which also
+// OpeningRuns is Opening of the shape whose runs are rs (FindRuns), which also
 // returns the runs of the opening: both the shape's and the opening's are read within
 // the opening's boxes alone.
-func OpeningRuns(in []bool, rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
+func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	r2 := r * r
 	least := math.Ceil(r2) // distances are whole numbers
 	if !(least <= math.MaxInt32) {

@@ -118,7 +118,7 @@ func TestOpeningIsTheUnionOfTheDiscsThatFit(t *testing.T) {
 			}
 		}
 		check("Opening", Opening(in, d, tc.w, tc.h, tc.r))
-		out, runs := OpeningRuns(in, FindRuns(in, tc.w, tc.h), d, tc.w, tc.h, tc.r)
+		out, runs := OpeningRuns(FindRuns(in, tc.w, tc.h), d, tc.w, tc.h, tc.r)
 		check("OpeningRuns", out)
 		if want := FindRuns(out, tc.w, tc.h); !slices.Equal(runs.Spans, want.Spans) || !slices.Equal(runs.Start, want.Start) {
 			t.Errorf("%s: the opening's runs are %v from %v, want %v from %v", tc.name, runs.Spans, runs.Start, want.Spans, want.Start)

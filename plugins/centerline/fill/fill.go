@@ -23,7 +23,7 @@ func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 // BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
 // caller that has them.
 func BlobsRuns(in []bool, rs distance.Runs, d []int32, w, h int, r float64) []bool {
-	out, ors := distance.OpeningRuns(in, rs, d, w, h, r)
+	out, ors := distance.OpeningRuns(rs, d, w, h, r)
 	if out == nil || !dropThin(out, ors, d, r*r, w) {
 		return nil
 	}

@@ -361,8 +361,8 @@ func ridgeEnd(sk []uint8, d []int32, off *[8]int, q, w int) bool {
 // index, and the bounds of the runs of equal distance: run k is
 // order[layers[k]:layers[k+1]]. Distances are whole numbers no larger than the number
 // of pixels in a true distance map, so a counting sort does it in two scans; distances
-// far beyond that fall back to a sort of distance-and-index keys. With framed not nil,
-// the first scan also sets framed's pixels of the shape (on the framed grid) to 1.
+// far beyond that fall back to a sort of distance-and-index keys. The first scan also
+// sets framed's pixels of the shape (on the framed grid) to 1.
 //
 // Both scans run in bands of rows across the machine's cores: the first counts each
 // band's distances, and the second places each band's pixels after those of the same
@@ -457,11 +457,9 @@ func (b *orderBand) count(rs distance.Runs, d []int32, w, y0, y1 int, limit int3
 				}
 				next[v]++
 			}
-			if framed != nil {
-				dst := framed[(y+1)*pw+1+int(r.A) : (y+1)*pw+1+int(r.B)]
-				for k := range dst {
-					dst[k] = 1
-				}
+			dst := framed[(y+1)*pw+1+int(r.A) : (y+1)*pw+1+int(r.B)]
+			for k := range dst {
+				dst[k] = 1
 			}
 		}
 	}
@@ -476,9 +474,7 @@ func sortedOrder(rs distance.Runs, d []int32, w int, framed []uint8) (order []in
 			for x := int(r.A); x < int(r.B); x++ {
 				i := y*w + x
 				keys = append(keys, uint64(uint32(d[i]))<<32|uint64(i))
-				if framed != nil {
-					framed[(y+1)*pw+x+1] = 1
-				}
+				framed[(y+1)*pw+x+1] = 1
 			}
 		}
 	}

@@ -186,7 +186,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	// The ink's runs, found once: the stages below read them rather than the mask.
 	rs := distance.FindRuns(m, w, h)
-	d := distance.TransformRuns(m, rs, w, h)
+	d := distance.TransformRuns(rs, w, h)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
