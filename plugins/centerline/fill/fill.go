@@ -17,12 +17,12 @@ import (
 // a disc of radius r fits in: the union of all such discs (the opening by the disc).
 // Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
-	return BlobsRuns(in, distance.FindRuns(in, w, h), d, w, h, r)
+	return BlobsRuns(distance.FindRuns(in, w, h), d, w, h, r)
 }
 
 // BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
 // caller that has them.
-func BlobsRuns(in []bool, rs distance.Runs, d []int32, w, h int, r float64) []bool {
+func BlobsRuns(rs distance.Runs, d []int32, w, h int, r float64) []bool {
 	out, ors := distance.OpeningRuns(rs, d, w, h, r)
 	if out == nil || !dropThin(out, ors, d, r*r, w) {
 		return nil

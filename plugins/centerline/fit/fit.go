@@ -632,7 +632,8 @@ func endTangent(pts []Vec) Vec {
 }
 
 // generate finds the control-point distances along t1 and t2 minimising the squared
-// error at parameters u, and keeps in w the control points' weights at each u[i].
+// error at parameters u; w is its scratch space (the control points' weights at each
+// u[i], between its two loops), at least len(pts) long.
 func generate(pts []Vec, u []float64, t1, t2 Vec, w [][4]float64) Segment {
 	p0, p3 := pts[0], pts[len(pts)-1]
 	var c00, c01, c11, x0, x1 float64

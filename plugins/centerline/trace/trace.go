@@ -200,7 +200,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		typical = math.Sqrt(float64(md))
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
-	blobs := fill.BlobsRuns(m, rs, d, w, h, blobR)
+	blobs := fill.BlobsRuns(rs, d, w, h, blobR)
 	// The ink's connected parts, numbered when first needed.
 	var inkParts *fill.Parts
 	parts := func() *fill.Parts {
