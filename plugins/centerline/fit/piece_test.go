@@ -103,7 +103,7 @@ func TestNormalSumsTheDistancesAndTheStepsEquations(t *testing.T) {
 				c.a1, c.a2 = seg.P1.sub(seg.P0).dot(c.t1), seg.P2.sub(seg.P3).dot(c.t2)
 				want, wantS := normalByDefinition(c, pts, u)
 				s := make([][3]float64, len(pts))
-				got := c.normal(pts, u, s, math.Inf(1), 0, math.Inf(1))
+				got := c.normal(pts, u, s, make([]Vec, len(pts)), math.Inf(1), 0, math.Inf(1))
 				for _, f := range []struct {
 					name      string
 					got, want float64
@@ -125,7 +125,7 @@ func TestNormalSumsTheDistancesAndTheStepsEquations(t *testing.T) {
 				}
 				// a stop below the largest distance cuts the sums short
 				if want.worst > 0 {
-					cut := c.normal(pts, u, s, want.worst/2, 0, math.Inf(1))
+					cut := c.normal(pts, u, s, make([]Vec, len(pts)), want.worst/2, 0, math.Inf(1))
 					if !math.IsInf(cut.sum, 1) || cut.worst <= want.worst/2 {
 						t.Fatalf("seed %d: stopped at %v, got %+v, want a distance beyond it and an infinite sum", seed, want.worst/2, cut)
 					}
@@ -141,7 +141,7 @@ func TestNormalSumsTheDistancesAndTheStepsEquations(t *testing.T) {
 					{want.worst * 1.001, want.sum / 2, false},
 					{want.worst * 0.999, want.sum / 2, want.sum > 0},
 				} {
-					got := c.normal(pts, u, s, math.Inf(1), tc.tol, tc.most)
+					got := c.normal(pts, u, s, make([]Vec, len(pts)), math.Inf(1), tc.tol, tc.most)
 					if math.IsInf(got.sum, 1) != tc.cut || !tc.cut && got.sum != want.sum && !near(got.sum, want.sum) {
 						t.Fatalf("seed %d: tol %v, most %v: sum %v, want cut %v (the sum is %v)", seed, tc.tol, tc.most, got.sum, tc.cut, want.sum)
 					}
@@ -180,7 +180,7 @@ func TestAPieceOfACubicIsFittedBackFromItsPoints(t *testing.T) {
 			// times the tolerance is not refined).
 			first := generate(pts, u, t1, t2, w)
 			c := curve{p0: first.P0, p3: first.P3, t1: t1, t2: t2, a1: first.P1.sub(first.P0).dot(t1), a2: first.P2.sub(first.P3).dot(t2)}
-			tol := c.normal(pts, u, make([][3]float64, len(pts)), math.Inf(1), 0, math.Inf(1)).worst / 6
+			tol := c.normal(pts, u, make([][3]float64, len(pts)), make([]Vec, len(pts)), math.Inf(1), 0, math.Inf(1)).worst / 6
 			ps := pieces{q: pts, u: u}
 			seg, ok := ps.cubic(t1, t2, tol)
 			if !ok {
