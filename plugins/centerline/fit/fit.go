@@ -173,20 +173,30 @@ func (bf *buffers) smooth(run []Vec, passes int) []Vec {
 	}
 	bf.sm = slices.Grow(bf.sm[:0], n)[:n]
 	out := bf.sm
+	convolve(out, run, rev, k0, kk)
+	// Near an end, the points up to 2r from it decide those within r of it.
+	copy(out[:r], bf.smoothSteps(run[:2*r+1], passes))
+	copy(out[n-r:], bf.smoothSteps(run[n-2*r-1:], passes)[r+1:])
+	return out
+}
+
+// convolve sets out[i], for each i at least len(kk) from both ends of run, to the
+// symmetric kernel k0, kk applied to the points around run[i] (rev: run backwards).
+// It is a function of its own so that its loop's few values stay in registers,
+// where smooth's many spilled them (owl: smooth 82.5M -> 75.7M instructions in 3 traces).
+func convolve(out, run, rev []Vec, k0 float64, kk []float64) {
+	n, r := len(run), len(kk)
 	for i := r; i < n-r; i++ {
 		before, after := rev[n-i:n-i+r], run[i+1:i+r+1]
 		before, after = before[:len(kk)], after[:len(kk)]
 		x, y := k0*run[i].X, k0*run[i].Y
 		for j, c := range kk {
-			x += c * (before[j].X + after[j].X)
-			y += c * (before[j].Y + after[j].Y)
+			b, a := before[j], after[j]
+			x += c * (b.X + a.X)
+			y += c * (b.Y + a.Y)
 		}
 		out[i] = Vec{x, y}
 	}
-	// Near an end, the points up to 2r from it decide those within r of it.
-	copy(out[:r], bf.smoothSteps(run[:2*r+1], passes))
-	copy(out[n-r:], bf.smoothSteps(run[n-2*r-1:], passes)[r+1:])
-	return out
 }
 
 const taubinLambda, taubinMu = 0.5, -0.53
