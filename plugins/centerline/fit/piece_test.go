@@ -54,7 +54,7 @@ func firstFit(seed uint64, n int) ([]Vec, []float64, [][4]float64, Segment) {
 	pts := randomRun(seed, n)
 	u := chordOfPiece(pts)
 	w := make([][4]float64, len(pts))
-	return pts, u, w, generate(pts, u, startTangent(pts), endTangent(pts), w)
+	return pts, u, w, generate(pts, u, startTangent(pts, 3), endTangent(pts, 3), w)
 }
 
 // normalByDefinition is curve.normal worked out per point with vectors: the offset
@@ -99,7 +99,7 @@ func TestNormalSumsTheDistancesAndTheStepsEquations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(20) {
 				pts, u, _, seg := firstFit(seed, tc.n)
-				c := curve{p0: seg.P0, p3: seg.P3, t1: startTangent(pts), t2: endTangent(pts)}
+				c := curve{p0: seg.P0, p3: seg.P3, t1: startTangent(pts, 3), t2: endTangent(pts, 3)}
 				c.a1, c.a2 = seg.P1.sub(seg.P0).dot(c.t1), seg.P2.sub(seg.P3).dot(c.t2)
 				want, wantS := normalByDefinition(c, pts, u)
 				s := make([][3]float64, len(pts))
@@ -204,35 +204,22 @@ func maxDistance(pts []Vec, segs []Segment) float64 {
 func TestChordParamsOfEachPieceFromOneStart(t *testing.T) {
 	pts := randomRun(9, 80)
 	for _, tc := range []struct {
-		name   string
-		sample int
-		i      int
-		js     []int
+		name string
+		i    int
+		js   []int
 	}{
-		{"growing", 1, 0, []int{1, 4, 8, 16, 32, 79}},
-		{"shrinking after growing", 1, 5, []int{40, 20, 30, 25, 6}},
-		{"to the end", 1, 78, []int{79}},
-		{"every third, growing", 3, 0, []int{1, 2, 3, 4, 5, 6, 8, 16, 33, 79}},
-		{"every second, shrinking after growing", 2, 5, []int{40, 20, 31, 25, 6}},
+		{"growing", 0, []int{1, 4, 8, 16, 32, 79}},
+		{"shrinking after growing", 5, []int{40, 20, 30, 25, 6}},
+		{"to the end", 78, []int{79}},
+		{"one by one, then far", 0, []int{1, 2, 3, 4, 5, 6, 8, 16, 33, 79}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ps := pieces{pts: pts, sample: tc.sample, arc: []float64{0}}
+			ps := pieces{pts: pts, reach: 3, arc: []float64{0}}
 			ps.from(tc.i)
 			for _, j := range tc.js {
 				ps.chord(j)
-				all := chordOfPiece(pts[tc.i : j+1])
-				var q []Vec
-				var u []float64
-				step := tc.sample
-				if j-tc.i < 2*tc.sample {
-					step = max(1, (j-tc.i)/2)
-				}
-				for k := 0; k < j-tc.i; k += step {
-					q, u = append(q, pts[tc.i+k]), append(u, all[k])
-				}
-				q, u = append(q, pts[j]), append(u, 1)
-				if !slices.Equal(ps.q, q) || !slices.Equal(ps.u, u) {
-					t.Fatalf("chord(%d): points %v at %v, want %v at %v", j, ps.q, ps.u, q, u)
+				if want := chordOfPiece(pts[tc.i : j+1]); !slices.Equal(ps.q, pts[tc.i:j+1]) || !slices.Equal(ps.u, want) {
+					t.Fatalf("chord(%d): points %v at %v, want %v at %v", j, ps.q, ps.u, pts[tc.i:j+1], want)
 				}
 			}
 		})
@@ -307,13 +294,43 @@ func TestSmoothByTheKernelIsSmoothStepByStep(t *testing.T) {
 		for _, n := range []int{3, 8, 8*passes + 1, 8*passes + 2, 8*passes + 3, 200} {
 			for seed := range uint64(5) {
 				run := randomRun(seed, n)
-				got, want := new(buffers).smooth(run, passes), new(buffers).smoothSteps(run, passes)
+				got, want := new(buffers).smooth(run, passes, 1), new(buffers).smoothSteps(run, passes)
 				if len(got) != len(want) {
 					t.Fatalf("passes %d, %d points: %d points out, want %d", passes, n, len(got), len(want))
 				}
 				for i := range got {
 					if got[i].dist(want[i]) > 1e-9 {
 						t.Fatalf("passes %d, %d points, seed %d: point %d is %v, stepped %v", passes, n, seed, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSmoothTakesEveryFewPointsOfTheWholeSmoothing smooths runs of all lengths (some
+// stepped, some by the kernel) taking every few points, and compares them bit for
+// bit with the whole smoothing's points at the same places: the run's first, every
+// every-th and its last.
+func TestSmoothTakesEveryFewPointsOfTheWholeSmoothing(t *testing.T) {
+	for _, passes := range []int{0, 1, 5, 10} {
+		for _, n := range []int{2, 3, 4, 8, 8*passes + 1, 8*passes + 2, 8*passes + 3, 8*passes + 4, 200, 201} {
+			for _, every := range []int{1, 2, 3, 4} {
+				for seed := range uint64(3) {
+					run := randomRun(seed, n)
+					whole := slices.Clone(new(buffers).smooth(run, passes, 1))
+					var want []Vec
+					for k := 0; k < n-1; k += every {
+						want = append(want, whole[k])
+					}
+					want = append(want, whole[n-1])
+					var bf buffers
+					bf.smooth(randomRun(seed+7, 300), passes, every) // leaves the buffers dirty
+					if got := bf.smooth(run, passes, every); !slices.Equal(got, want) {
+						t.Fatalf("passes %d, %d points, every %d, seed %d: %v, want %v", passes, n, every, seed, got, want)
+					}
+					if !slices.Equal(run, randomRun(seed, n)) {
+						t.Fatalf("passes %d, %d points, every %d: the run was changed", passes, n, every)
 					}
 				}
 			}

@@ -124,7 +124,7 @@ func TestNormalInTwoHalvesIsNormalInOnePass(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(30) {
 				pts, u, _, seg := firstFit(seed, tc.n)
-				c := curve{p0: seg.P0, p3: seg.P3, t1: startTangent(pts), t2: endTangent(pts)}
+				c := curve{p0: seg.P0, p3: seg.P3, t1: startTangent(pts, 3), t2: endTangent(pts, 3)}
 				c.a1, c.a2 = seg.P1.sub(seg.P0).dot(c.t1)*(0.8+0.03*float64(seed%10)), seg.P2.sub(seg.P3).dot(c.t2)
 				want := c.normalPlain(pts, u, make([][3]float64, len(pts)), math.Inf(1), 0, math.Inf(1))
 				for _, stop := range []struct{ stop, tol, most float64 }{
@@ -151,27 +151,26 @@ func TestNormalInTwoHalvesIsNormalInOnePass(t *testing.T) {
 
 func TestCubicIsCubicWithNormalInOnePass(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		n      int
-		tol    float64
-		sample int
+		name string
+		n    int
+		tol  float64
 	}{
-		{"short, tight", 8, 0.05, 1},
-		{"medium", 40, 0.3, 2},
-		{"long, loose", 200, 0.9, 3},
-		{"long, tight", 200, 0.2, 1},
+		{"short, tight", 8, 0.05},
+		{"medium", 40, 0.3},
+		{"long, loose", 200, 0.9},
+		{"long, tight", 200, 0.2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fits := 0
 			for seed := range uint64(40) {
 				pts := randomRun(100+seed, tc.n)
 				var bf buffers
-				pts = bf.smooth(pts, 2)
-				ps := pieces{pts: pts, sample: tc.sample, arc: []float64{0}}
+				pts = bf.smooth(pts, 2, 1)
+				ps := pieces{pts: pts, reach: 3, arc: []float64{0}}
 				ps.from(0)
 				for j := 2; j < len(pts); j += 1 + j/4 {
 					ps.chord(j)
-					t1, t2 := startTangent(pts), midTangent(pts, j).mul(-1)
+					t1, t2 := startTangent(pts, 3), midTangent(pts, j, 3).mul(-1)
 					want, wantOK := cubicPlain(ps.q, ps.u, t1, t2, tc.tol)
 					got, ok := ps.cubic(t1, t2, tc.tol)
 					if got != want || ok != wantOK {
