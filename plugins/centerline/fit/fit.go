@@ -164,18 +164,17 @@ const DefaultSmoothPasses = 5
 // the kernel at those alone.
 // The result is in bf's buffers, until the next smooth.
 func (bf *buffers) smooth(run []Vec, passes, every int) []Vec {
-	if len(run) < 3 || passes == 0 {
-		if every <= 1 || len(run) < 3 {
-			return run
-		}
-		bf.sm = takeEvery(bf.sm[:0], run, every)
+	if len(run) < 3 || every <= 1 && passes == 0 {
+		return run
+	}
+	if passes == 0 {
+		bf.sm = takeEvery(append(bf.sm[:0], run...), every)
 		return bf.sm
 	}
 	r := 2 * passes // the kernel's radius
 	n := len(run)
 	if n < 4*r+2 {
-		a := bf.smoothSteps(run, passes)
-		return takeEvery(a[:0], a, every)
+		return takeEvery(bf.smoothSteps(run, passes, n-1), every)
 	}
 	if bf.kernel == nil || bf.kernelPass != passes {
 		bf.kernel, bf.kernelPass = taubinKernel(passes), passes
@@ -191,20 +190,31 @@ func (bf *buffers) smooth(run []Vec, passes, every int) []Vec {
 	bf.sm = slices.Grow(bf.sm[:0], n)[:n]
 	out := bf.sm
 	convolve(out, run, rev, k0, kk, every)
-	// Near an end, the points up to 2r from it decide those within r of it.
-	copy(out[:r], bf.smoothSteps(run[:2*r+1], passes))
-	copy(out[n-r:], bf.smoothSteps(run[n-2*r-1:], passes)[r+1:])
-	return takeEvery(out[:0], out, every)
+	// Near an end, the points up to 2r from it decide those within r of it; of
+	// those, only the ones taken are stepped to, the last end's from rev (the sum of
+	// a point's neighbours is the same either way round).
+	head := (r - 1) / every * every
+	copy(out[:head+1], bf.smoothSteps(run[:2*r+1], passes, head))
+	tail := max(0, n-1-(n-r+every-1)/every*every)
+	for i, p := range bf.smoothSteps(rev[:2*r+1], passes, tail)[:tail+1] {
+		out[n-1-i] = p
+	}
+	return takeEvery(out, every)
 }
 
-// takeEvery appends to dst pts[0], every every-th point after it and the last, and
-// returns it; dst may be pts[:0] (each point is written where one was already read).
-func takeEvery(dst, pts []Vec, every int) []Vec {
-	n := len(pts)
-	for k := 0; k < n-1; k += every {
-		dst = append(dst, pts[k])
+// takeEvery returns pts[0], every every-th point after it and the last, moved to the
+// front of pts.
+func takeEvery(pts []Vec, every int) []Vec {
+	if every <= 1 {
+		return pts
 	}
-	return append(dst, pts[n-1])
+	n, m := len(pts), 0
+	for k := 0; k < n-1; k += every {
+		pts[m] = pts[k]
+		m++
+	}
+	pts[m] = pts[n-1]
+	return pts[:m+1]
 }
 
 // convolve sets out[i], for each i that every divides at least len(kk) from both
@@ -256,18 +266,23 @@ func taubinKernel(passes int) []float64 {
 	return k[r:]
 }
 
-// smoothSteps is smooth stepped pass by pass, point by point. The result is in bf's
-// buffers, until the next smoothSteps.
-func (bf *buffers) smoothSteps(run []Vec, passes int) []Vec {
+// smoothSteps is smooth stepped pass by pass, point by point, as far as the points
+// up to upto need: each pass steps only the points that reach them in the passes
+// left (at an end of a long run, where at most the first r of 2r+1 points are
+// wanted; owl: smoothSteps 25.7M -> 20.2M instructions in 3 traces). The result, up
+// to upto, is in bf's buffers, until the next smoothSteps.
+func (bf *buffers) smoothSteps(run []Vec, passes, upto int) []Vec {
 	a := append(bf.a[:0], run...)
 	b := slices.Grow(bf.b[:0], len(a))[:len(a)]
+	last := len(a) - 1
 	for s := range 2 * passes {
 		f := taubinLambda
 		if s%2 == 1 {
 			f = taubinMu
 		}
-		b[0], b[len(a)-1] = a[0], a[len(a)-1]
-		for i := 1; i+1 < len(a); i++ {
+		b[0], b[last] = a[0], a[last]
+		hi := min(last-1, upto+2*passes-1-s)
+		for i := 1; i <= hi; i++ {
 			lx := (a[i-1].X+a[i+1].X)/2 - a[i].X
 			ly := (a[i-1].Y+a[i+1].Y)/2 - a[i].Y
 			b[i] = Vec{a[i].X + f*lx, a[i].Y + f*ly}

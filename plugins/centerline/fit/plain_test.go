@@ -187,3 +187,96 @@ func TestCubicIsCubicWithNormalInOnePass(t *testing.T) {
 		})
 	}
 }
+
+// smoothStepsPlain is buffers.smoothSteps stepping every point at every pass.
+func smoothStepsPlain(run []Vec, passes int) []Vec {
+	a := slices.Clone(run)
+	b := make([]Vec, len(a))
+	for s := range 2 * passes {
+		f := taubinLambda
+		if s%2 == 1 {
+			f = taubinMu
+		}
+		b[0], b[len(a)-1] = a[0], a[len(a)-1]
+		for i := 1; i+1 < len(a); i++ {
+			lx := (a[i-1].X+a[i+1].X)/2 - a[i].X
+			ly := (a[i-1].Y+a[i+1].Y)/2 - a[i].Y
+			b[i] = Vec{a[i].X + f*lx, a[i].Y + f*ly}
+		}
+		a, b = b, a
+	}
+	return a
+}
+
+// smoothPlain is buffers.smooth returning every point, each end's points stepped
+// from the end forwards by smoothStepsPlain.
+func smoothPlain(run []Vec, passes int) []Vec {
+	if len(run) < 3 || passes == 0 {
+		return slices.Clone(run)
+	}
+	r := 2 * passes
+	n := len(run)
+	if n < 4*r+2 {
+		return smoothStepsPlain(run, passes)
+	}
+	k := taubinKernel(passes)
+	k0, kk := k[0], k[1:]
+	out := make([]Vec, n)
+	for i := r; i < n-r; i++ {
+		x, y := k0*run[i].X, k0*run[i].Y
+		for j, c := range kk {
+			x += c * (run[i-1-j].X + run[i+1+j].X)
+			y += c * (run[i-1-j].Y + run[i+1+j].Y)
+		}
+		out[i] = Vec{x, y}
+	}
+	copy(out[:r], smoothStepsPlain(run[:2*r+1], passes))
+	copy(out[n-r:], smoothStepsPlain(run[n-2*r-1:], passes)[r+1:])
+	return out
+}
+
+// TestSmoothTakesEveryFewPointsOfThePlainSmoothing smooths runs of all lengths (some
+// stepped, some by the kernel) taking every few points, in buffers left dirty, and
+// compares them bit for bit with the plain smoothing's points at the same places:
+// the run's first, every every-th and its last.
+func TestSmoothTakesEveryFewPointsOfThePlainSmoothing(t *testing.T) {
+	for _, passes := range []int{0, 1, 5, 10} {
+		for _, n := range []int{2, 3, 4, 8, 8*passes + 1, 8*passes + 2, 8*passes + 3, 8*passes + 4, 200, 201, 202} {
+			for _, every := range []int{1, 2, 3, 4, 7} {
+				for seed := range uint64(3) {
+					run := randomRun(seed, n)
+					whole := smoothPlain(run, passes)
+					var want []Vec
+					for k := 0; k < n-1; k += every {
+						want = append(want, whole[k])
+					}
+					want = append(want, whole[n-1])
+					var bf buffers
+					bf.smooth(randomRun(seed+7, 300), passes, every) // leaves the buffers dirty
+					if got := bf.smooth(run, passes, every); !slices.Equal(got, want) {
+						t.Fatalf("passes %d, %d points, every %d, seed %d: %v, want %v", passes, n, every, seed, got, want)
+					}
+					if !slices.Equal(run, randomRun(seed, n)) {
+						t.Fatalf("passes %d, %d points, every %d: the run was changed", passes, n, every)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSmoothStepsUpToAPointAreThePlainSteps steps runs only as far as their first
+// few points need, and compares those bit for bit with the plain steps.
+func TestSmoothStepsUpToAPointAreThePlainSteps(t *testing.T) {
+	for _, passes := range []int{1, 5, 10} {
+		for _, n := range []int{3, 9, 4*passes + 1, 60} {
+			for upto := range n {
+				run := randomRun(uint64(n+upto), n)
+				want := smoothStepsPlain(run, passes)[:upto+1]
+				if got := new(buffers).smoothSteps(run, passes, upto)[:upto+1]; !slices.Equal(got, want) {
+					t.Fatalf("passes %d, %d points, up to %d: %v, want %v", passes, n, upto, got, want)
+				}
+			}
+		}
+	}
+}
