@@ -531,11 +531,7 @@ func (p *pieces) cubic(t1, t2 Vec, tol float64) (Segment, bool) {
 		next := c
 		next.a1 = min(2*chord, max(chord*1e-3, c.a1-(e.r1*m22-e.r2*m12)/det))
 		next.a2 = min(2*chord, max(chord*1e-3, c.a2-(m11*e.r2-m12*e.r1)/det))
-		d1, d2 := next.a1-c.a1, next.a2-c.a2
-		for k := 1; k < n-1; k++ {
-			v[k] = clamp01(u[k] - (s[k][0] + s[k][1]*d1 + s[k][2]*d2))
-		}
-		ne := next.distances(q, v, d, math.Inf(1), tol, e.sum)
+		ne := next.slid(q, u, s, next.a1-c.a1, next.a2-c.a2, v, d, tol, e.sum)
 		if ne.worst <= tol {
 			return next.segment(), true
 		}
@@ -628,6 +624,38 @@ func (c *curve) distances(pts []Vec, u []float64, d []Vec, stop, tol, most float
 			if dd > stop2 {
 				return sums{worst: math.Sqrt(dd), sum: math.Inf(1)}
 			}
+		}
+		sum += dd
+		if sum >= most && worst > tol2 {
+			return sums{worst: math.Sqrt(worst), sum: math.Inf(1)}
+		}
+	}
+	return sums{worst: math.Sqrt(worst), sum: sum}
+}
+
+// slid is distances (without a stop) at the parameters u slid by the step (d1, d2)
+// as s says, which it sets v to as far as it measures: in the one loop, the step's
+// parameters cost no loop of their own, and none past a sum that reaches most (owl:
+// the fit 119.6M -> 116.8M instructions per trace).
+func (c *curve) slid(pts []Vec, u []float64, s [][3]float64, d1, d2 float64, v []float64, d []Vec, tol, most float64) sums {
+	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
+	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
+	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
+	var worst, sum float64
+	tol2 := tol * tol
+	m := len(pts) - 1
+	pts, u, s, v, d = pts[:m], u[:m], s[:m], v[:m], d[:m]
+	for i := 1; i < len(pts); i++ {
+		t := clamp01(u[i] - (s[i][0] + s[i][1]*d1 + s[i][2]*d2))
+		v[i] = t
+		mt := 1 - t
+		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		dx := b0*x0 + b1*x1 + b2*x2 + b3*x3 - pts[i].X
+		dy := b0*y0 + b1*y1 + b2*y2 + b3*y3 - pts[i].Y
+		d[i] = Vec{dx, dy}
+		dd := dx*dx + dy*dy
+		if dd > worst {
+			worst = dd
 		}
 		sum += dd
 		if sum >= most && worst > tol2 {
