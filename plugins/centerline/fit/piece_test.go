@@ -271,6 +271,44 @@ func sharpestByWalking(pts []Vec) int {
 	return at
 }
 
+// stepsOf returns the distances from each of pts to the next, and when closed from
+// the last to the first.
+func stepsOf(pts []Vec, closed bool) []float64 {
+	var steps []float64
+	for i := 1; i < len(pts); i++ {
+		steps = append(steps, pts[i].dist(pts[i-1]))
+	}
+	if closed {
+		steps = append(steps, pts[0].dist(pts[len(pts)-1]))
+	}
+	return steps
+}
+
+func TestDedupeDropsRepeatsAndKeepsTheStepsBetweenTheRest(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 5))
+		var pts, want []Vec
+		for range 50 {
+			p := Vec{float64(r.IntN(5)) + r.Float64()*float64(r.IntN(2)), float64(r.IntN(5))}
+			pts = append(pts, p)
+			if len(want) == 0 || want[len(want)-1].dist(p) > 1e-9 {
+				want = append(want, p)
+			}
+			if r.IntN(3) == 0 {
+				pts = append(pts, p) // a repeat
+			}
+		}
+		var bf buffers
+		bf.dedupe(randomRun(seed, 70)) // leaves the buffers dirty
+		if got := bf.dedupe(pts); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: %v, want %v", seed, got, want)
+		}
+		if got, want := bf.steps, stepsOf(want, false); !slices.Equal(got, want) {
+			t.Fatalf("seed %d: steps %v, want %v", seed, got, want)
+		}
+	}
+}
+
 func TestSharpestIsTheSharpestByWalking(t *testing.T) {
 	for _, n := range []int{3, 5, 12, 40, 200} {
 		for seed := range uint64(20) {
@@ -282,7 +320,7 @@ func TestSharpestIsTheSharpestByWalking(t *testing.T) {
 				rr := float64(n)/(2*math.Pi)*(0.3+1.7*r.Float64()) + r.Float64()
 				pts[i] = Vec{50 + rr*math.Cos(a), 50 + rr*math.Sin(a)}
 			}
-			if got, want := new(buffers).sharpest(pts), sharpestByWalking(pts); got != want {
+			if got, want := new(buffers).sharpest(pts, stepsOf(pts, true)), sharpestByWalking(pts); got != want {
 				t.Fatalf("n %d seed %d: sharpest %d, by walking %d", n, seed, got, want)
 			}
 		}
@@ -373,7 +411,7 @@ func TestFindCornersFindsTheCornersByWalking(t *testing.T) {
 				if !tc.radius {
 					radius = nil
 				}
-				if got, want := new(buffers).findCorners(pts, radius, tc.angle), cornersByWalking(pts, radius, tc.angle); !slices.Equal(got, want) {
+				if got, want := new(buffers).findCorners(pts, stepsOf(pts, false), radius, tc.angle), cornersByWalking(pts, radius, tc.angle); !slices.Equal(got, want) {
 					t.Fatalf("seed %d: corners %v, by walking %v", seed, got, want)
 				}
 			}
