@@ -118,6 +118,8 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 	n := len(pts)
 	m := Measured{Points: pts, Widths: make([]float64, n), Closed: s.Closed}
 	near := nearJunction(s)
+	gw, pix := g.W, g.Pix
+	wm1, hm1 := float64(g.W-1), float64(g.H-1)
 	for i := range pts {
 		m.Widths[i] = math.NaN()
 		if near[i] {
@@ -139,7 +141,23 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 				if t == 0 && sign < 0 {
 					continue
 				}
-				c := g.Bilinear(p.X+sign*t*nx, p.Y+sign*t*ny) / level
+				// g.Bilinear(sx, sy), its common case inside the image written out: the
+				// call and its checks were a quarter of Measure's instructions
+				// (glyphs: 81 a sample, about 100 samples a point).
+				sx, sy := p.X+sign*t*nx, p.Y+sign*t*ny
+				var c float64
+				if x, y := sx-0.5, sy-0.5; x >= 0 && y >= 0 && x < wm1 && y < hm1 {
+					i, j := int(x), int(y)
+					fx, fy := x-float64(i), y-float64(j)
+					k := j*gw + i
+					q := pix[k : k+gw+2]
+					a := float64(q[0])*(1-fx) + float64(q[1])*fx
+					b := float64(q[gw])*(1-fx) + float64(q[gw+1])*fx
+					c = (a*(1-fy) + b*fy) / 255
+				} else {
+					c = g.Bilinear(sx, sy)
+				}
+				c /= level
 				if c < 0.08 && t > 0.5 {
 					break
 				}
