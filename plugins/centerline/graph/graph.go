@@ -541,7 +541,12 @@ func pointAt(pts []Point, s float64) Point {
 // join pairs the branches at each node that continue each other and chains edges into
 // strokes.
 func (g *work) join() []Stroke {
-	pair := map[int]int{}
+	// pair[ee] is the edge end that edge end ee continues into, or -1 (a slice, not a
+	// map: on the glyphs the map's lookups were most of join's instructions).
+	pair := make([]int, 2*len(g.edges))
+	for i := range pair {
+		pair[i] = -1
+	}
 	cosMin := math.Cos(g.o.JoinAngle * math.Pi / 180)
 	for n := range g.nodes {
 		var ends []int
@@ -589,10 +594,7 @@ func (g *work) join() []Stroke {
 			return 0
 		})
 		for _, c := range cs {
-			if _, ok := pair[c.a]; ok {
-				continue
-			}
-			if _, ok := pair[c.b]; ok {
+			if pair[c.a] >= 0 || pair[c.b] >= 0 {
 				continue
 			}
 			if c.a/2 == c.b/2 {
@@ -602,6 +604,8 @@ func (g *work) join() []Stroke {
 		}
 	}
 	used := make([]bool, len(g.edges))
+	// seen[e] == start+1 marks edge e as met walking back from start.
+	seen := make([]int, len(g.edges))
 	var out []Stroke
 	for start := range g.edges {
 		if used[start] || g.edges[start].removed {
@@ -609,18 +613,20 @@ func (g *work) join() []Stroke {
 		}
 		// Walk backwards from the start edge's side 0 to find the chain's first edge.
 		first := 2 * start // end of the chain: edge end we leave at the start
-		seen := map[int]bool{start: true}
+		seen[start] = start + 1
+		nSeen := 1
 		closed := false
 		for {
-			p, ok := pair[first]
-			if !ok {
+			p := pair[first]
+			if p < 0 {
 				break
 			}
-			if seen[p/2] {
+			if seen[p/2] == start+1 {
 				closed = true
 				break
 			}
-			seen[p/2] = true
+			seen[p/2] = start + 1
+			nSeen++
 			first = p ^ 1
 		}
 		// Now walk forwards from first.
@@ -638,13 +644,13 @@ func (g *work) join() []Stroke {
 				ep = ep[1:]
 			}
 			pts = append(pts, ep...)
-			p, ok := pair[cur^1]
-			if !ok || used[p/2] {
+			p := pair[cur^1]
+			if p < 0 || used[p/2] {
 				break
 			}
 			cur = p
 		}
-		if closed || (g.edges[first/2].a == g.edges[first/2].b && len(seen) == 1 && first/2 == cur/2 && pts[0] == pts[len(pts)-1]) {
+		if closed || (g.edges[first/2].a == g.edges[first/2].b && nSeen == 1 && first/2 == cur/2 && pts[0] == pts[len(pts)-1]) {
 			if g.o.CloseLoops && len(pts) > 2 && pts[0].X == pts[len(pts)-1].X && pts[0].Y == pts[len(pts)-1].Y {
 				out = append(out, Stroke{Points: pts[:len(pts)-1], Closed: true})
 				continue
