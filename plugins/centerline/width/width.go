@@ -435,12 +435,9 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 				if j == i || !boxes[j].near(box{p.X, p.Y, p.X, p.Y}, best) {
 					continue
 				}
-				o := ms[j].Points
-				for k := 1; k+1 < len(o); k++ {
-					d := math.Hypot(o[k].X-p.X, o[k].Y-p.Y)
-					if d < best {
-						best, bx, by, found = d, o[k].X, o[k].Y, true
-					}
+				if k, d := nearestInside(ms[j].Points, p.X, p.Y, best); k >= 0 {
+					o := ms[j].Points[k]
+					best, bx, by, found = d, o.X, o.Y, true
 				}
 			}
 			if found {
@@ -512,12 +509,7 @@ func extend(ms []Measured, boxes []box, cells *boxGrid, i, end int, g *ink.Image
 		if j == i || !boxes[j].near(ray, 0) {
 			continue
 		}
-		q := ms[j].Points
-		for k := 1; k < len(q); k++ {
-			if t, ok := rayHit(o.X, o.Y, ux, uy, q[k-1], q[k]); ok && t < bestT && t <= limit {
-				bestT = t
-			}
-		}
+		bestT = firstHit(o.X, o.Y, ux, uy, ms[j].Points, limit, bestT)
 	}
 	if math.IsInf(bestT, 1) {
 		return false
@@ -553,21 +545,50 @@ func extend(ms []Measured, boxes []box, cells *boxGrid, i, end int, g *ink.Image
 	return true
 }
 
-// rayHit returns the distance t >= 0 along the ray from (ox, oy) in unit direction
-// (ux, uy) at which it crosses segment ab, if it does.
-func rayHit(ox, oy, ux, uy float64, a, b graph.Point) (float64, bool) {
-	dx, dy := b.X-a.X, b.Y-a.Y
-	den := ux*dy - uy*dx
-	if math.Abs(den) < 1e-9 {
-		return 0, false
+// firstHit returns the least of bestT and the distances t <= limit along the ray
+// from (ox, oy) in unit direction (ux, uy) at which it crosses the polyline q. (One
+// call a stroke, the crossing of each segment written out: a call a segment, with its
+// two points copied, cost as much as the arithmetic. On the spaghetti, extend was a
+// third of Snap, which runs on one core.)
+func firstHit(ox, oy, ux, uy float64, q []graph.Point, limit, bestT float64) float64 {
+	for k := 1; k < len(q); k++ {
+		a, b := &q[k-1], &q[k]
+		dx, dy := b.X-a.X, b.Y-a.Y
+		den := ux*dy - uy*dx
+		if math.Abs(den) < 1e-9 {
+			continue
+		}
+		ax, ay := a.X-ox, a.Y-oy
+		t := (ax*dy - ay*dx) / den
+		if s := (ax*uy - ay*ux) / den; t < 0 || s < 0 || s > 1 {
+			continue
+		}
+		if t < bestT && t <= limit {
+			bestT = t
+		}
 	}
-	ax, ay := a.X-ox, a.Y-oy
-	t := (ax*dy - ay*dx) / den
-	s := (ax*uy - ay*ux) / den
-	if t < 0 || s < 0 || s > 1 {
-		return 0, false
+	return bestT
+}
+
+// nearestInside returns the first of the inner points of o (not its ends) nearest to
+// (x, y) at a distance (math.Hypot) below best, and that distance; -1 when none is.
+// Only points whose squared distance is about best's squared or less can be nearer:
+// the distance itself is taken of those alone, with a margin far wider than the
+// rounding of either.
+func nearestInside(o []graph.Point, x, y, best float64) (int, float64) {
+	found := -1
+	lim := best * best * (1 + 1e-9)
+	for k := 1; k+1 < len(o); k++ {
+		dx, dy := o[k].X-x, o[k].Y-y
+		if dx*dx+dy*dy > lim {
+			continue
+		}
+		if d := math.Hypot(dx, dy); d < best {
+			best, found = d, k
+			lim = best * best * (1 + 1e-9)
+		}
 	}
-	return t, true
+	return found, best
 }
 
 // box is an axis-aligned bounding box.
