@@ -177,7 +177,19 @@ func (p *Parts) Outlines(b []bool) [][]Pt {
 // together: each point is moved as it is traced, reading the two pixels beside its
 // crack.
 func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
-	return outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1, g, edge)
+	rs := distance.FindRunsWithin(b, p.r.Runs, p.w)
+	// Each run's part: the run of the shape it lies in, found walking both rows.
+	part := make([]int32, len(rs.Spans))
+	for y := range len(rs.Start) - 1 {
+		k := p.r.Start[y]
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			for p.r.Spans[k].B <= rs.Spans[i].A {
+				k++
+			}
+			part[i] = p.number[k]
+		}
+	}
+	return p.outlinesInHalves(b, rs, part, g, edge)
 }
 
 // SelectEdgeOutlines is p.EdgeOutlines(p.Select(sel), g, edge) without looking for
@@ -190,21 +202,110 @@ func (p *Parts) SelectEdgeOutlines(sel []bool, g *ink.Image, edge float64) (poly
 	}
 	h := len(p.r.Start) - 1
 	rs := distance.Runs{Start: make([]int32, h+1)}
+	var part []int32
 	for y := range h {
 		for i := p.r.Start[y]; i < p.r.Start[y+1]; i++ {
-			if sel[p.number[i]] {
+			if k := p.number[i]; sel[k] {
 				rs.Spans = append(rs.Spans, p.r.Spans[i])
+				part = append(part, k)
 			}
 		}
 		rs.Start[y+1] = int32(len(rs.Spans))
 	}
-	return outlines(b, rs, p.w, h, g, edge)
+	return p.outlinesInHalves(b, rs, part, g, edge)
+}
+
+// minHalves is the least number of pixels whose outlines outlinesInHalves traces in
+// two halves at once: below it a goroutine costs more than it saves.
+const minHalves = 4096
+
+// outlinesInHalves is outlines(b, rs, p.w, h, g, edge) of the mask b within p's shape
+// whose runs are rs, with part the part of each run. The parts are split in two
+// halves of about as many of b's pixels (in part order), and the outlines of each
+// half are traced at once, each on a goroutine, then merged in the order one trace
+// lists them: parts never touch, not even at a corner, so each outline lies in one
+// part and is traced as it is in the whole. (On the openclipart owl, tracing the
+// filled areas' outlines ran on one core for 18 M instructions a trace.)
+func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *ink.Image, edge float64) ([][]Pt, []Pt) {
+	h := len(p.r.Start) - 1
+	size := make([]int, p.n)
+	total := 0
+	for i, s := range rs.Spans {
+		size[part[i]] += int(s.B - s.A)
+		total += int(s.B - s.A)
+	}
+	if total < minHalves {
+		return outlines(b, rs, p.w, h, g, edge)
+	}
+	second := make([]bool, p.n) // the parts of the second half
+	cum := 0
+	for k, n := range size {
+		second[k] = 2*cum >= total
+		cum += n
+	}
+	var halves [2]distance.Runs
+	for i := range halves {
+		halves[i].Start = make([]int32, h+1)
+	}
+	for y := range h {
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			hr := &halves[bit(second[part[i]])]
+			hr.Spans = append(hr.Spans, rs.Spans[i])
+		}
+		for i := range halves {
+			halves[i].Start[y+1] = int32(len(halves[i].Spans))
+		}
+	}
+	type traced struct {
+		polys  [][]Pt
+		firsts []Pt
+		keys   []int
+	}
+	var t [2]traced
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t[1].polys, t[1].firsts, t[1].keys = outlinesKeyed(b, halves[1], p.w, h, g, edge)
+	}()
+	t[0].polys, t[0].firsts, t[0].keys = outlinesKeyed(b, halves[0], p.w, h, g, edge)
+	<-done
+	// Merge by key; firsts are listed only when g is given.
+	n := len(t[0].polys) + len(t[1].polys)
+	polys := make([][]Pt, 0, n)
+	var firsts []Pt
+	if g != nil {
+		firsts = make([]Pt, 0, n)
+	}
+	var at [2]int
+	for range n {
+		k := 0
+		if at[0] == len(t[0].keys) || at[1] < len(t[1].keys) && t[1].keys[at[1]] < t[0].keys[at[0]] {
+			k = 1
+		}
+		polys = append(polys, t[k].polys[at[k]])
+		if g != nil {
+			firsts = append(firsts, t[k].firsts[at[k]])
+		}
+		at[k]++
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return polys, firsts
 }
 
 // outlines is Outlines of the w x h mask b whose runs are rs. When g is not nil, it
 // moves each point as Subpixel(polys, g, edge) does and returns too each outline's
 // first point before it was moved.
 func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) ([][]Pt, []Pt) {
+	polys, firsts, _ := outlinesKeyed(b, rs, w, h, g, edge)
+	return polys, firsts
+}
+
+// outlinesKeyed is outlines, and returns too each outline's key, (y*w+x)*2 for a
+// boundary first met at the top crack of pixel (x, y) and one more for its bottom:
+// the outlines are listed in the order of their keys.
+func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) ([][]Pt, []Pt, []int) {
 	y0, y1 := -1, -1 // the rows with pixels of b
 	for y := range h {
 		if rs.Start[y+1] > rs.Start[y] {
@@ -215,7 +316,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 		}
 	}
 	if y0 < 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
 	// crackNext takes them (pixels off the image are not set).
@@ -252,6 +353,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 	used := make([]uint64, ((y1-y0+1)*w*2+63)/64)
 	var polys [][]Pt
 	var firsts []Pt
+	var keys []int
 	// across moves q, the midpoint of a crack between pixels (ax, ay) and (bx, by), across
 	// it as Subpixel does.
 	across := func(q Pt, ax, ay, bx, by int) Pt {
@@ -271,6 +373,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 	trace := func(x, y, side int) {
 		poly := buf[:0]
 		var first Pt
+		key := (y*w+x)*2 + side>>1
 		for fx, fy, fside := x, y, side; ; {
 			if side&1 == 0 {
 				k := ((y-y0)*w+x)*2 + side>>1
@@ -329,6 +432,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 		buf = poly
 		if len(poly) >= 3 {
 			polys = append(polys, slices.Clone(poly))
+			keys = append(keys, key)
 			if g != nil {
 				firsts = append(firsts, first)
 			}
@@ -387,7 +491,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 			}
 		}
 	}
-	return polys, firsts
+	return polys, firsts, keys
 }
 
 // bit is 1 for true, 0 for false.
