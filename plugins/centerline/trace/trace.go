@@ -616,17 +616,35 @@ type strokePart struct {
 func prepareStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options) ([]strokePart, []fill.Disc) {
 	var out []strokePart
 	var discs []fill.Disc
-	fallback := fallbackWidth(s)
-	if s.Length()+meas.Median(fallback) < o.MinLength {
+	// The stroke's median width, found once (Ends moves points, not widths), and the
+	// fallback width only where no width is known.
+	med, known := meas.MedianKnown()
+	fallback := math.NaN()
+	median := func(m *width.Measured) float64 {
+		if v, ok := m.MedianKnown(); ok {
+			return v
+		}
+		if math.IsNaN(fallback) {
+			fallback = fallbackWidth(s)
+		}
+		return fallback
+	}
+	if !known {
+		med = median(&meas)
+	}
+	if s.Length()+med < o.MinLength {
 		return nil, nil
 	}
-	width.Ends(&meas, g, level, meas.Median(fallback))
+	width.Ends(&meas, g, level, med)
 	parts := []width.Measured{meas}
 	if o.Width == WidthVariable {
 		parts = width.Split(meas, 1.5, 8)
 	}
 	for _, part := range parts {
-		wd := part.Median(fallback)
+		wd := med
+		if o.Width == WidthVariable {
+			wd = median(&part)
+		}
 		if o.Width == WidthFixed {
 			wd = o.FixedWidth
 		} else if o.Fill == FillOutline && uneven(part, wd) {
