@@ -618,7 +618,13 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 	}
 	for _, c := range discs {
 		y0, y1 := max(0, int(math.Floor(c.Y-c.R))), min(h-1, int(math.Ceil(c.Y+c.R)))
+		// The widest any of the disc's rows can be: a row whose last stretch holds it
+		// has nothing to add, found without its own extent.
+		wx0, wx1 := int32(max(0, int(math.Ceil(c.X-c.R-0.5)))), int32(min(w-1, int(math.Floor(c.X+c.R-0.5))))
 		for y := y0; y <= y1; y++ {
+			if l := last[y]; l[0] <= wx0 && wx1 < l[1] {
+				continue
+			}
 			dy := float64(y) + 0.5 - c.Y
 			half := c.R*c.R - dy*dy
 			if half < 0 {
