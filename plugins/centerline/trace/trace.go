@@ -315,11 +315,11 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if blobs != nil {
 		if o.Width != WidthFixed {
 			fitFills := func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
-				return fitOutlines(ctx, polys, firsts, limit, done)
+				return fitOutlines(ctx, polys, firsts, limit, done, plan.later)
 			}
 			fitted, fills, err = plan.finish(ctx, fitted, fitFills)
 		} else {
-			fills, err = fitOutlines(ctx, polys, firsts, nil, nil)
+			fills, err = fitOutlines(ctx, polys, firsts, nil, nil, nil)
 		}
 		if err != nil {
 			return grp, err
@@ -345,13 +345,27 @@ type loop struct {
 // enclosing less than minFillArea. limit, when not nil, gives for poly i, just before
 // it is fitted, the most segments its caller needs to know of: 0 fits it whole; below
 // 0 leaves it out; above 0 stops its fit once it has more segments than that
-// (fit.Options.MaxSegments). done, when not nil, is given each poly's segments once
-// fitted. Both are called from several goroutines at once.
-func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit func(i int) int, done func(i int, segs []fit.Segment)) ([]loop, error) {
+// (fit.Options.MaxSegments); it may wait. done, when not nil, is given each poly's
+// segments once fitted. Both are called from several goroutines at once. later, when
+// not nil, says which polys to fit after all the others (those whose limit waits).
+func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit func(i int) int, done func(i int, segs []fit.Segment), later func(i int) bool) ([]loop, error) {
 	fitted := make([][]fit.Segment, len(polys))
-	err := parallel.For(ctx, len(polys), 8, func(_, lo, hi int) {
+	order := make([]int, 0, len(polys))
+	for i := range polys {
+		if later == nil || !later(i) {
+			order = append(order, i)
+		}
+	}
+	if later != nil {
+		for i := range polys {
+			if later(i) {
+				order = append(order, i)
+			}
+		}
+	}
+	err := parallel.For(ctx, len(order), 8, func(_, lo, hi int) {
 		var pts []fit.Vec // each poly's points, in one buffer (fit.Fit keeps none)
-		for i := lo; i < hi; i++ {
+		for _, i := range order[lo:hi] {
 			poly := polys[i]
 			if math.Abs(fill.Area(poly)) < minFillArea {
 				continue
@@ -477,11 +491,21 @@ func planRedraw(parts *fill.Parts, g *ink.Image, level float64, ss []graph.Strok
 	return pl
 }
 
+// later says whether fill i is of a part that may be redrawn: its fit waits for the
+// parts' outlines to be fitted (see finish), and is best left till last.
+func (pl *redrawPlan) later(i int) bool {
+	k := pl.polyPart[i]
+	return k >= 0 && pl.redraw[k]
+}
+
 // finish is the rest of outlineWhereCheaper, once the strokes are fitted.
 //
-// The parts' outlines are fitted first: a fill of a part that would be redrawn is
-// then fitted only as far as it takes to tell (its fit stops once the part's strokes
-// and it alone cost more than the part's outline), since it is left out anyway.
+// The parts' outlines are fitted on one more goroutine while the fills are, and a
+// fill of a part that would be redrawn waits for them (limit blocks): it is then
+// fitted only as far as it takes to tell (its fit stops once the part's strokes and it
+// alone cost more than the part's outline), since it is left out anyway. The fills
+// of the other parts need not wait, and the two sets of fits share the cores rather
+// than each waiting for its last fit to end.
 func (pl *redrawPlan) finish(ctx context.Context, fitted [][]svgout.Stroke, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
 	parts, redraw, polyPart := pl.parts, pl.redraw, pl.polyPart
 	n := parts.Len()
@@ -495,18 +519,21 @@ func (pl *redrawPlan) finish(ctx context.Context, fitted [][]svgout.Stroke, fitF
 		}
 	}
 	var whole []loop
-	cost := make([]int, n)
 	var wholePart []int
-	if pl.some {
+	var wholeErr error
+	wholeDone := make(chan struct{})
+	left := make([]atomic.Int64, n)
+	fitWhole := func() {
+		defer close(wholeDone)
 		// An outline beside no part counts for nothing.
 		beside := make([]int, len(pl.wp))
 		for i := range pl.wp {
 			beside[i] = parts.Beside(pl.wf[i])
 		}
-		var err error
-		if whole, err = fitOutlines(ctx, pl.wp, pl.wf, func(i int) int { return min(0, beside[i]) }, nil); err != nil {
-			return nil, nil, err
+		if whole, wholeErr = fitOutlines(ctx, pl.wp, pl.wf, func(i int) int { return min(0, beside[i]) }, nil, nil); wholeErr != nil {
+			return
 		}
+		cost := make([]int, n)
 		wholePart = make([]int, len(whole))
 		for i, f := range whole {
 			wholePart[i] = parts.Beside(f.first)
@@ -514,6 +541,16 @@ func (pl *redrawPlan) finish(ctx context.Context, fitted [][]svgout.Stroke, fitF
 				cost[k] += pathCost(f.segs, true)
 			}
 		}
+		for k := range n {
+			if redraw[k] {
+				left[k].Store(int64(cost[k] - mix[k]))
+			}
+		}
+	}
+	if pl.some {
+		go fitWhole()
+	} else {
+		close(wholeDone)
 	}
 	// A part that may be redrawn is redrawn when its fills cost more than left, its
 	// outline's cost less its strokes'. Its fills are fitted as far as it takes to
@@ -523,16 +560,14 @@ func (pl *redrawPlan) finish(ctx context.Context, fitted [][]svgout.Stroke, fitF
 	// cut short or left out is one of a part redrawn, whose fills are dropped; when
 	// none is, left is exact, so the parts redrawn are the same whichever the fits
 	// that finish first.
-	left := make([]atomic.Int64, n)
-	for k := range n {
-		if redraw[k] {
-			left[k].Store(int64(cost[k] - mix[k]))
-		}
-	}
 	limit := func(i int) int {
 		k := polyPart[i]
 		if k < 0 || !redraw[k] {
 			return 0
+		}
+		<-wholeDone
+		if wholeErr != nil {
+			return -1 // cancelled: the result is dropped
 		}
 		l := left[k].Load()
 		if l < 0 {
@@ -546,6 +581,10 @@ func (pl *redrawPlan) finish(ctx context.Context, fitted [][]svgout.Stroke, fitF
 		}
 	}
 	fills, err := fitFills(limit, done)
+	<-wholeDone
+	if err == nil {
+		err = wholeErr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
