@@ -355,8 +355,13 @@ func (g *work) prune() {
 			if endA {
 				j, f = e.b, e.a
 			}
-			l := polyLength(e.points)
 			rj := g.nodes[j].r
+			// A branch as long as the limit is no spur: its length is summed no further.
+			limit := g.o.SpurFactor*rj + g.o.SpurSlack
+			l, whole := view{e.points, false}.lengthUpTo(limit)
+			if !whole || l >= limit {
+				continue
+			}
 			// How far the branch's ink reaches past the junction's disc: a stroke that
 			// goes on a little past a crossing reaches out by its own radius and more.
 			reach := l + g.nodes[f].r - rj
@@ -418,7 +423,7 @@ func (g *work) contract() {
 		if ra == rb {
 			continue
 		}
-		if polyLength(e.points) < g.nodes[e.a].r+g.nodes[e.b].r {
+		if l, whole := (view{e.points, false}).lengthUpTo(g.nodes[e.a].r + g.nodes[e.b].r); whole && l < g.nodes[e.a].r+g.nodes[e.b].r {
 			e.removed = true
 			parent[max(ra, rb)] = min(ra, rb)
 			merged = true
@@ -471,22 +476,15 @@ func (g *work) contract() {
 // direction returns the unit direction in which edge end ee leaves its node, measured
 // beyond the junction's radius, where the ink is the branch's own.
 func (g *work) direction(ee int) (float64, float64) {
-	e := g.edges[ee/2]
-	pts := e.points
-	n := e.a
-	if ee%2 == 1 {
-		pts = slices.Clone(pts)
-		slices.Reverse(pts)
-		n = e.b
-	}
+	pts, n := g.endView(ee)
 	r := g.nodes[n].r
 	s0, s1 := r, r+max(4, 2*r)
-	total := polyLength(pts)
-	if s1 > total {
+	// The edge's length matters only when it is below s1: it is summed no further.
+	if total, whole := pts.lengthUpTo(s1); whole && s1 > total {
 		s1 = total
 		s0 = min(s0, total/2)
 	}
-	a, b := pointAt(pts, s0), pointAt(pts, s1)
+	a, b := pts.pointAt(s0), pts.pointAt(s1)
 	dx, dy := b.X-a.X, b.Y-a.Y
 	l := math.Hypot(dx, dy)
 	if l == 0 {
@@ -502,21 +500,18 @@ const JoinWidthRatio = 1.5
 // radius returns the median line radius of edge end ee over the stretch direction
 // looks at, beyond the junction's radius.
 func (g *work) radius(ee int) float64 {
-	e := g.edges[ee/2]
-	pts := e.points
-	n := e.a
-	if ee%2 == 1 {
-		pts = reversed(pts)
-		n = e.b
-	}
+	pts, n := g.endView(ee)
 	r := g.nodes[n].r
 	s0, s1 := r, r+max(4, 2*r)
 	var rs []float64
 	var l float64
-	for i := 1; i < len(pts); i++ {
-		l += dist(pts[i-1], pts[i])
-		if l >= s0 && l <= s1 && !pts[i].Junction {
-			rs = append(rs, pts[i].R)
+	for i := 1; i < pts.len(); i++ {
+		l += dist(pts.at(i-1), pts.at(i))
+		if l > s1 {
+			break // l only grows
+		}
+		if p := pts.at(i); l >= s0 && !p.Junction {
+			rs = append(rs, p.R)
 		}
 	}
 	if len(rs) == 0 {
@@ -524,6 +519,60 @@ func (g *work) radius(ee int) float64 {
 	}
 	slices.Sort(rs)
 	return rs[len(rs)/2]
+}
+
+// endView returns edge end ee's points as seen from its node outward, and the node:
+// direction and radius look only at the stretch near the node, and long edges were
+// copied and measured whole to be reversed (on the spaghetti, a third of the graph's
+// instructions).
+func (g *work) endView(ee int) (view, int) {
+	e := &g.edges[ee/2]
+	if ee%2 == 1 {
+		return view{e.points, true}, e.b
+	}
+	return view{e.points, false}, e.a
+}
+
+// view is a chain of points, read forwards or, with rev, backwards.
+type view struct {
+	pts []Point
+	rev bool
+}
+
+func (v view) len() int { return len(v.pts) }
+
+// at returns point i of the view.
+func (v view) at(i int) Point {
+	if v.rev {
+		return v.pts[len(v.pts)-1-i]
+	}
+	return v.pts[i]
+}
+
+// lengthUpTo returns the view's length summed from its start until it reaches limit,
+// and whether that is its whole length (the sum stayed below limit).
+func (v view) lengthUpTo(limit float64) (float64, bool) {
+	var l float64
+	for i := 1; i < v.len(); i++ {
+		if l += dist(v.at(i-1), v.at(i)); l >= limit {
+			return l, i == v.len()-1
+		}
+	}
+	return l, true
+}
+
+// pointAt is pointAt of the view's points.
+func (v view) pointAt(s float64) Point {
+	for i := 1; i < v.len(); i++ {
+		a, b := v.at(i-1), v.at(i)
+		l := dist(a, b)
+		if s <= l && l > 0 {
+			t := s / l
+			return Point{X: a.X + t*(b.X-a.X), Y: a.Y + t*(b.Y-a.Y)}
+		}
+		s -= l
+	}
+	return v.at(v.len() - 1)
 }
 
 func pointAt(pts []Point, s float64) Point {
