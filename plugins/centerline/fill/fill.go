@@ -23,11 +23,22 @@ func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 // BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
 // caller that has them.
 func BlobsRuns(rs distance.Runs, d []int32, w, h int, r float64) []bool {
+	b, _ := BlobsAndRuns(rs, d, w, h, r)
+	return b
+}
+
+// BlobsAndRuns is BlobsRuns, and returns too the blobs' runs (as distance.FindRuns
+// finds them), for Parts.AbsorbRuns.
+func BlobsAndRuns(rs distance.Runs, d []int32, w, h int, r float64) ([]bool, distance.Runs) {
 	out, ors := distance.OpeningRuns(rs, d, w, h, r)
-	if out == nil || !dropThin(out, ors, d, r*r, w) {
-		return nil
+	if out == nil {
+		return nil, distance.Runs{}
 	}
-	return out
+	kept, left := dropThin(out, ors, d, r*r, w)
+	if !left {
+		return nil, distance.Runs{}
+	}
+	return out, kept
 }
 
 // MinCoreShare is the share of a solid area's pixels that must lie in its core (where
@@ -37,8 +48,8 @@ const MinCoreShare = 0.2
 
 // dropThin clears the 8-connected parts of b (of runs rs, w pixels wide) whose core
 // share (pixels whose squared distance d is at least r2) is below MinCoreShare, and
-// says whether anything is left.
-func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) bool {
+// returns the runs left and whether there are any.
+func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) (distance.Runs, bool) {
 	r := joinRuns(rs)
 	size := make([]int, r.len())
 	inCore := make([]int, r.len())
@@ -52,17 +63,20 @@ func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) bool {
 			}
 		}
 	}
-	left := false
-	for i := range r.len() {
-		root := r.root(i)
-		if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
-			lo, hi := r.span(i, w)
-			clear(b[lo:hi])
-			continue
+	kept := distance.Runs{Start: make([]int32, len(rs.Start))}
+	for y := range len(rs.Start) - 1 {
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			root := r.root(int(i))
+			if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
+				lo, hi := r.span(int(i), w)
+				clear(b[lo:hi])
+				continue
+			}
+			kept.Spans = append(kept.Spans, rs.Spans[i])
 		}
-		left = true
+		kept.Start[y+1] = int32(len(kept.Spans))
 	}
-	return left
+	return kept, len(kept.Spans) > 0
 }
 
 // runs are the runs of set pixels of a mask, row by row, and their 8-connected parts:
@@ -121,17 +135,32 @@ func (p *Parts) Absorb(b []bool, share float64) []bool {
 	if b == nil {
 		return nil
 	}
+	return p.AbsorbRuns(b, distance.FindRunsWithin(b, p.r.Runs, p.w), share)
+}
+
+// AbsorbRuns is Absorb of b whose runs are brs (b within p's shape), for a caller
+// that has them: b's pixels in each part are counted run by run, not read one by one
+// over the whole shape (on the openclipart owl, 3 M instructions a trace less, on one
+// core).
+func (p *Parts) AbsorbRuns(b []bool, brs distance.Runs, share float64) []bool {
+	if b == nil {
+		return nil
+	}
 	r := &p.r
 	size := make([]int, p.n)
 	covered := make([]int, p.n)
 	for i := range r.len() {
-		k := p.number[i]
 		lo, hi := r.span(i, p.w)
-		size[k] += hi - lo
-		for _, v := range b[lo:hi] {
-			if v {
-				covered[k]++
+		size[p.number[i]] += hi - lo
+	}
+	// Each run of b lies in a run of the shape: both rows are walked together.
+	for y := range len(brs.Start) - 1 {
+		k := r.Start[y]
+		for i := brs.Start[y]; i < brs.Start[y+1]; i++ {
+			for r.Spans[k].B <= brs.Spans[i].A {
+				k++
 			}
+			covered[p.number[k]] += int(brs.Spans[i].B - brs.Spans[i].A)
 		}
 	}
 	for i := range r.len() {

@@ -200,7 +200,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		typical = math.Sqrt(float64(md))
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
-	blobs := fill.BlobsRuns(rs, d, w, h, blobR)
+	blobs, blobRuns := fill.BlobsAndRuns(rs, d, w, h, blobR)
 	// The ink level, measured on one more goroutine while the graph is built on this
 	// one: the graph takes one core, and the level needs only the ink and its depth.
 	levelOf := make(chan float64, 1)
@@ -214,7 +214,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return inkParts
 	}
 	if o.Fill == FillOutline && o.Width != WidthFixed && blobs != nil {
-		blobs = parts().Absorb(blobs, absorbShare)
+		blobs = parts().AbsorbRuns(blobs, blobRuns, absorbShare)
 	}
 	if blobs != nil {
 		sk.Remove(blobs)
