@@ -37,6 +37,7 @@ func TestCoverMatchesThePlainDefinitionOnRandomStrokes(t *testing.T) {
 		{"sparse discs", 40, 30, 3, 5, 3},
 		{"wide discs off the image", 25, 20, 5, 1, 9},
 		{"tiny discs", 30, 30, 6, 0.5, 0.8},
+		{"tall, across bands of rows", 30, 300, 8, 1, 6},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -125,6 +125,7 @@ func TestGrowEqualsAScanOfTheWholeImageEachStep(t *testing.T) {
 		{"square, one step", 20, 20, 1, 6},
 		{"square", 40, 40, 2, 4},
 		{"wide, many steps", 90, 30, 7, 5},
+		{"tall, across bands of rows", 30, 300, 2, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(tc.seed, 7))

@@ -4,6 +4,7 @@
 package fill
 
 import (
+	"context"
 	"math"
 	"slices"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 	"github.com/tracecraft/tracecraft/sdk/label"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Blobs returns the parts of the w x h shape in (whose squared distance map is d) that
@@ -645,47 +647,70 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 			}
 		}
 	}
-	for _, c := range discs {
+	// The rows are covered in bands, in parallel (each row is one band's alone), each
+	// band going through the discs that reach it in their order.
+	bands := (h + coverBand - 1) / coverBand
+	reach := make([][]int32, bands)
+	for i, c := range discs {
 		y0, y1 := max(0, int(math.Floor(c.Y-c.R))), min(h-1, int(math.Ceil(c.Y+c.R)))
-		// The widest any of the disc's rows can be: a row whose last stretch holds it
-		// has nothing to add, found without its own extent.
-		wx0, wx1 := int32(max(0, int(math.Ceil(c.X-c.R-0.5)))), int32(min(w-1, int(math.Floor(c.X+c.R-0.5))))
-		for y := y0; y <= y1; y++ {
-			if l := last[y]; l[0] <= wx0 && wx1 < l[1] {
-				continue
-			}
-			dy := float64(y) + 0.5 - c.Y
-			half := c.R*c.R - dy*dy
-			if half < 0 {
-				continue
-			}
-			s := math.Sqrt(half)
-			x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
-			if x0 > x1 {
-				continue
-			}
-			x1++ // [x0, x1)
-			row := y * w
-			l := &last[y]
-			a, e := int(l[0]), int(l[1])
-			if a == e || x1 < a || x0 > e {
-				// Apart from the last stretch (or none): mark it all, and it is the last.
-				mark(row, x0, x1)
-				l[0], l[1] = int32(x0), int32(x1)
-				continue
-			}
-			// Touching or overlapping the last stretch: mark what lies outside it.
-			if x0 < a {
-				mark(row, x0, a)
-			}
-			if x1 > e {
-				mark(row, e, x1)
-			}
-			l[0], l[1] = int32(min(a, x0)), int32(max(e, x1))
+		for bnd := y0 / coverBand; y0 <= y1 && bnd <= y1/coverBand; bnd++ {
+			reach[bnd] = append(reach[bnd], int32(i))
 		}
 	}
+	_ = parallel.For(context.Background(), bands, 1, func(_, lo, hi int) {
+		for bnd := lo; bnd < hi; bnd++ {
+			by0, by1 := bnd*coverBand, min(h, (bnd+1)*coverBand)-1
+			for _, i := range reach[bnd] {
+				c := discs[i]
+				y0, y1 := max(by0, int(math.Floor(c.Y-c.R))), min(by1, int(math.Ceil(c.Y+c.R)))
+				// The widest any of the disc's rows can be: a row whose last stretch
+				// holds it has nothing to add, found without its own extent.
+				wx0, wx1 := int32(max(0, int(math.Ceil(c.X-c.R-0.5)))), int32(min(w-1, int(math.Floor(c.X+c.R-0.5))))
+				for y := y0; y <= y1; y++ {
+					if l := last[y]; l[0] <= wx0 && wx1 < l[1] {
+						continue
+					}
+					dy := float64(y) + 0.5 - c.Y
+					half := c.R*c.R - dy*dy
+					if half < 0 {
+						continue
+					}
+					s := math.Sqrt(half)
+					x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
+					if x0 > x1 {
+						continue
+					}
+					x1++ // [x0, x1)
+					row := y * w
+					l := &last[y]
+					a, e := int(l[0]), int(l[1])
+					if a == e || x1 < a || x0 > e {
+						// Apart from the last stretch (or none): mark it all, and it is the
+						// last.
+						mark(row, x0, x1)
+						l[0], l[1] = int32(x0), int32(x1)
+						continue
+					}
+					// Touching or overlapping the last stretch: mark what lies outside it.
+					if x0 < a {
+						mark(row, x0, a)
+					}
+					if x1 > e {
+						mark(row, e, x1)
+					}
+					l[0], l[1] = int32(min(a, x0)), int32(max(e, x1))
+				}
+			}
+		}
+	})
 	return b
 }
+
+// coverBand and growBand are the rows Cover and Grow's first step hand out at a time.
+const (
+	coverBand = 64
+	growBand  = 64
+)
 
 // Grow adds to b, in place, the pixels of the shape in (whose parts p numbers) next to
 // it (4-connected), steps times: the ink a stroke's discs miss at its tapered tip and
@@ -698,19 +723,33 @@ func (p *Parts) Grow(b, in []bool, steps int) {
 	}
 	w := p.w
 	n := len(in)
-	var front, added []int
-	for i, s := range p.r.Spans {
-		row := int(p.r.y[i]) * w
-		for x := int(s.A); x < int(s.B); x++ {
-			i := row + x
-			if b[i] {
-				continue
+	var added []int
+	// The first step's scan, in bands of rows in parallel (it reads b, which nothing
+	// writes until it ends): on the openclipart owl it ran on one core for 9 M
+	// instructions a trace, beside the strokes' fits.
+	h := len(p.r.Start) - 1
+	fronts := make([][]int, (h+growBand-1)/growBand)
+	_ = parallel.For(context.Background(), len(fronts), 1, func(_, lo, hi int) {
+		for bnd := lo; bnd < hi; bnd++ {
+			var front []int
+			for y := bnd * growBand; y < min(h, (bnd+1)*growBand); y++ {
+				row := y * w
+				for _, s := range p.r.Row(y) {
+					for x := int(s.A); x < int(s.B); x++ {
+						i := row + x
+						if b[i] {
+							continue
+						}
+						if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (i >= w && b[i-w]) || (i+w < n && b[i+w]) {
+							front = append(front, i)
+						}
+					}
+				}
 			}
-			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (i >= w && b[i-w]) || (i+w < n && b[i+w]) {
-				front = append(front, i)
-			}
+			fronts[bnd] = front
 		}
-	}
+	})
+	front := slices.Concat(fronts...)
 	for _, i := range front {
 		b[i] = true
 	}
