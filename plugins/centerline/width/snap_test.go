@@ -58,7 +58,7 @@ func TestFirstHitIsTheNearestCrossingOfAnySegment(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(tt.limit), 17))
 			for range 2000 {
-				q := randomPolyline(rng, 1+rng.IntN(20))
+				q := randomPolyline(rng, 1+rng.IntN(60))
 				ox, oy := rng.Float64()*20, rng.Float64()*20
 				a := rng.Float64() * 2 * math.Pi
 				ux, uy := math.Cos(a), math.Sin(a)
@@ -71,7 +71,9 @@ func TestFirstHitIsTheNearestCrossingOfAnySegment(t *testing.T) {
 						want = hit
 					}
 				}
-				if got := firstHit(ox, oy, ux, uy, q, tt.limit, tt.bestT); math.Float64bits(got) != math.Float64bits(want) {
+				_, cs := chunkBoxes(q, nil)
+				ray := box{ox, oy, ox, oy}.add(ox+tt.limit*ux, oy+tt.limit*uy)
+				if got := firstHit(ox, oy, ux, uy, q, cs, ray, tt.limit, tt.bestT); math.Float64bits(got) != math.Float64bits(want) {
 					t.Fatalf("ray from (%v, %v) along (%v, %v) over %v: %v, want %v", ox, oy, ux, uy, q, got, want)
 				}
 			}
@@ -79,10 +81,27 @@ func TestFirstHitIsTheNearestCrossingOfAnySegment(t *testing.T) {
 	}
 }
 
+func TestChunkBoxesHoldTheirPointsAndSegments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 500 {
+		q := randomPolyline(rng, rng.IntN(70))
+		b, cs := chunkBoxes(q, nil)
+		if want := (len(q) + chunk - 1) / chunk; len(cs) != want {
+			t.Fatalf("%d points in %d chunks, want %d", len(q), len(cs), want)
+		}
+		for k, p := range q {
+			in := func(c box) bool { return c.x0 <= p.X && p.X <= c.x1 && c.y0 <= p.Y && p.Y <= c.y1 }
+			if !in(b) || !in(cs[k/chunk]) || k > 0 && !in(cs[(k-1)/chunk]) {
+				t.Fatalf("point %d of %v is outside its boxes %v, %v", k, q, b, cs)
+			}
+		}
+	}
+}
+
 func TestNearestInsideIsTheFirstNearestInnerPoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 5000 {
-		o := randomPolyline(rng, rng.IntN(12))
+		o := randomPolyline(rng, rng.IntN(60))
 		x, y := rng.Float64()*20, rng.Float64()*20
 		if len(o) > 0 && rng.IntN(3) == 0 { // on a point, or as far from two
 			x, y = o[rng.IntN(len(o))].X, o[rng.IntN(len(o))].Y
@@ -94,7 +113,8 @@ func TestNearestInsideIsTheFirstNearestInnerPoint(t *testing.T) {
 				wantK, wantD = k, d
 			}
 		}
-		if k, d := nearestInside(o, x, y, best); k != wantK || d != wantD {
+		_, cs := chunkBoxes(o, nil)
+		if k, d := nearestInside(o, cs, x, y, best); k != wantK || d != wantD {
 			t.Fatalf("nearest to (%v, %v) below %v of %v: %d at %v, want %d at %v", x, y, best, o, k, d, wantK, wantD)
 		}
 	}

@@ -469,13 +469,12 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 	// near a junction without looking at every stroke's box.
 	boxes := make([]box, len(ms))
 	cells := newBoxGrid(g.W, g.H, len(ms))
+	// And each stroke's chunks' boxes (see chunkBoxes), to skip its points far from a
+	// junction or a ray.
+	chunks := make([][]box, len(ms))
 	bound := func(i int) {
-		b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
-		for _, p := range ms[i].Points {
-			b = b.add(p.X, p.Y)
-		}
-		boxes[i] = b
-		cells.add(i, b)
+		boxes[i], chunks[i] = chunkBoxes(ms[i].Points, chunks[i][:0])
+		cells.add(i, boxes[i])
 	}
 	for i := range ms {
 		bound(i)
@@ -491,7 +490,7 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 			if !p.Junction {
 				continue
 			}
-			if extend(ms, boxes, cells, i, end, g, level) {
+			if extend(ms, boxes, chunks, cells, i, end, g, level) {
 				bound(i)
 				continue
 			}
@@ -502,7 +501,7 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 				if j == i || !boxes[j].near(box{p.X, p.Y, p.X, p.Y}, best) {
 					continue
 				}
-				if k, d := nearestInside(ms[j].Points, p.X, p.Y, best); k >= 0 {
+				if k, d := nearestInside(ms[j].Points, chunks[j], p.X, p.Y, best); k >= 0 {
 					o := ms[j].Points[k]
 					best, bx, by, found = d, o.X, o.Y, true
 				}
@@ -518,7 +517,7 @@ func Snap(ms []Measured, g *ink.Image, level float64) {
 // extend moves end (0 or the last index) of stroke i of ms along the line through the
 // stroke's centred points next to the junction, onto the nearest crossing with another
 // stroke's centre line, and reports whether it found one.
-func extend(ms []Measured, boxes []box, cells *boxGrid, i, end int, g *ink.Image, level float64) bool {
+func extend(ms []Measured, boxes []box, chunks [][]box, cells *boxGrid, i, end int, g *ink.Image, level float64) bool {
 	m := &ms[i]
 	n := len(m.Points)
 	step := 1
@@ -576,7 +575,7 @@ func extend(ms []Measured, boxes []box, cells *boxGrid, i, end int, g *ink.Image
 		if j == i || !boxes[j].near(ray, 0) {
 			continue
 		}
-		bestT = firstHit(o.X, o.Y, ux, uy, ms[j].Points, limit, bestT)
+		bestT = firstHit(o.X, o.Y, ux, uy, ms[j].Points, chunks[j], ray, limit, bestT)
 	}
 	if math.IsInf(bestT, 1) {
 		return false
@@ -612,47 +611,82 @@ func extend(ms []Measured, boxes []box, cells *boxGrid, i, end int, g *ink.Image
 	return true
 }
 
+// chunk is the number of a stroke's points whose box chunkBoxes takes together.
+const chunk = 16
+
+// chunkBoxes returns the box of pts and, appended to cs, the boxes of its chunks:
+// chunk c holds points chunk*c to chunk*(c+1), the next chunk's first point too, so
+// that it holds the segments from its points. A search skips the chunks far from
+// what it looks for (on the spaghetti, Snap's scans of whole strokes were two thirds
+// of it, on one core).
+func chunkBoxes(pts []graph.Point, cs []box) (box, []box) {
+	b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+	for c := 0; c < len(pts); c += chunk {
+		cb := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		for _, p := range pts[c:min(len(pts), c+chunk+1)] {
+			cb = cb.add(p.X, p.Y)
+		}
+		cs = append(cs, cb)
+		b = box{min(b.x0, cb.x0), min(b.y0, cb.y0), max(b.x1, cb.x1), max(b.y1, cb.y1)}
+	}
+	return b, cs
+}
+
 // firstHit returns the least of bestT and the distances t <= limit along the ray
-// from (ox, oy) in unit direction (ux, uy) at which it crosses the polyline q. (One
-// call a stroke, the crossing of each segment written out: a call a segment, with its
-// two points copied, cost as much as the arithmetic. On the spaghetti, extend was a
-// third of Snap, which runs on one core.)
-func firstHit(ox, oy, ux, uy float64, q []graph.Point, limit, bestT float64) float64 {
-	for k := 1; k < len(q); k++ {
-		a, b := &q[k-1], &q[k]
-		dx, dy := b.X-a.X, b.Y-a.Y
-		den := ux*dy - uy*dx
-		if math.Abs(den) < 1e-9 {
+// from (ox, oy) in unit direction (ux, uy), whose box is ray, at which it crosses the
+// polyline q, of chunks' boxes cs (chunkBoxes). (One call a stroke, the crossing of
+// each segment written out: a call a segment, with its two points copied, cost as
+// much as the arithmetic.) A chunk whose box is more than a pixel from the ray's is
+// skipped: a crossing lies in both boxes, and the rounding of t and s moves it by far
+// less than that.
+func firstHit(ox, oy, ux, uy float64, q []graph.Point, cs []box, ray box, limit, bestT float64) float64 {
+	for c, cb := range cs {
+		if !cb.near(ray, 1) {
 			continue
 		}
-		ax, ay := a.X-ox, a.Y-oy
-		t := (ax*dy - ay*dx) / den
-		if s := (ax*uy - ay*ux) / den; t < 0 || s < 0 || s > 1 {
-			continue
-		}
-		if t < bestT && t <= limit {
-			bestT = t
+		for k := max(1, c*chunk+1); k <= min(len(q)-1, c*chunk+chunk); k++ {
+			a, b := &q[k-1], &q[k]
+			dx, dy := b.X-a.X, b.Y-a.Y
+			den := ux*dy - uy*dx
+			if math.Abs(den) < 1e-9 {
+				continue
+			}
+			ax, ay := a.X-ox, a.Y-oy
+			t := (ax*dy - ay*dx) / den
+			if s := (ax*uy - ay*ux) / den; t < 0 || s < 0 || s > 1 {
+				continue
+			}
+			if t < bestT && t <= limit {
+				bestT = t
+			}
 		}
 	}
 	return bestT
 }
 
-// nearestInside returns the first of the inner points of o (not its ends) nearest to
-// (x, y) at a distance (math.Hypot) below best, and that distance; -1 when none is.
-// Only points whose squared distance is about best's squared or less can be nearer:
-// the distance itself is taken of those alone, with a margin far wider than the
-// rounding of either.
-func nearestInside(o []graph.Point, x, y, best float64) (int, float64) {
+// nearestInside returns the first of the inner points of o (not its ends), of chunks'
+// boxes cs (chunkBoxes), nearest to (x, y) at a distance (math.Hypot) below best, and
+// that distance; -1 when none is. A chunk whose box is farther than best along an
+// axis is skipped: each of its points is as far along that axis, and math.Hypot is
+// never below either of its arguments. Only points whose squared distance is about
+// best's squared or less can be nearer: the distance itself is taken of those alone,
+// with a margin far wider than the rounding of either.
+func nearestInside(o []graph.Point, cs []box, x, y, best float64) (int, float64) {
 	found := -1
 	lim := best * best * (1 + 1e-9)
-	for k := 1; k+1 < len(o); k++ {
-		dx, dy := o[k].X-x, o[k].Y-y
-		if dx*dx+dy*dy > lim {
+	for c, cb := range cs {
+		if cb.x0-x > best || x-cb.x1 > best || cb.y0-y > best || y-cb.y1 > best {
 			continue
 		}
-		if d := math.Hypot(dx, dy); d < best {
-			best, found = d, k
-			lim = best * best * (1 + 1e-9)
+		for k := max(1, c*chunk); k < min(len(o)-1, c*chunk+chunk); k++ {
+			dx, dy := o[k].X-x, o[k].Y-y
+			if dx*dx+dy*dy > lim {
+				continue
+			}
+			if d := math.Hypot(dx, dy); d < best {
+				best, found = d, k
+				lim = best * best * (1 + 1e-9)
+			}
 		}
 	}
 	return found, best
