@@ -194,12 +194,6 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if err != nil {
 		return grp, err
 	}
-	// The skeleton's pixels in order, sorted on one more goroutine while the blobs are
-	// found and absorbed (a sort of them all, on one core: on the glyphs, 3 M
-	// instructions of the serial stretch before the graph). Nothing changes sk from
-	// here on: the blobs' pixels are taken off the sorted list, as sk.Remove would.
-	pixOf := make(chan []int32, 1)
-	go func() { pixOf <- sk.Pixels() }()
 	// The typical line radius: the median distance on the skeleton.
 	typical := 1.0
 	if md, ok := sk.MedianDepth(); ok {
@@ -222,13 +216,12 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if o.Fill == FillOutline && o.Width != WidthFixed && blobs != nil {
 		blobs = parts().AbsorbRuns(blobs, blobRuns, absorbShare)
 	}
-	pix := <-pixOf
 	if blobs != nil {
-		pix = slices.DeleteFunc(pix, func(i int32) bool { return blobs[i] })
+		sk.Remove(blobs)
 	}
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
-	ss := graph.BuildPixels(pix, d, w, h, gopt)
+	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
 	level := <-levelOf
 	if err := ctx.Err(); err != nil {
 		return grp, err
