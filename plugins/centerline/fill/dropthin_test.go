@@ -72,9 +72,12 @@ func TestDropThinEqualsAFloodFillOfEachPart(t *testing.T) {
 		want := slices.Clone(b)
 		wantLeft := dropThinByFlood(want, d, 6.5, tc.w, tc.h)
 		before := slices.Clone(b)
-		left := dropThin(b, distance.FindRuns(b, tc.w, tc.h), d, 6.5, tc.w)
+		keptRuns, left := dropThin(b, distance.FindRuns(b, tc.w, tc.h), d, 6.5, tc.w)
 		if left != wantLeft || !slices.Equal(b, want) {
 			t.Errorf("%s: dropThin left %v and %v, want %v and %v", tc.name, left, b, wantLeft, want)
+		}
+		if wantRuns := distance.FindRuns(want, tc.w, tc.h); !slices.Equal(keptRuns.Start, wantRuns.Start) || !slices.Equal(keptRuns.Spans, wantRuns.Spans) {
+			t.Errorf("%s: dropThin kept the runs %v, want those of what is left, %v", tc.name, keptRuns, wantRuns)
 		}
 		for i := range b {
 			if before[i] && !b[i] {
@@ -122,6 +125,7 @@ func TestGrowEqualsAScanOfTheWholeImageEachStep(t *testing.T) {
 		{"square, one step", 20, 20, 1, 6},
 		{"square", 40, 40, 2, 4},
 		{"wide, many steps", 90, 30, 7, 5},
+		{"tall, across bands of rows", 30, 300, 2, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(tc.seed, 7))

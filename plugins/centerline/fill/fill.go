@@ -4,6 +4,7 @@
 package fill
 
 import (
+	"context"
 	"math"
 	"slices"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 	"github.com/tracecraft/tracecraft/sdk/label"
+	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
 // Blobs returns the parts of the w x h shape in (whose squared distance map is d) that
@@ -23,11 +25,22 @@ func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
 // BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
 // caller that has them.
 func BlobsRuns(rs distance.Runs, d []int32, w, h int, r float64) []bool {
+	b, _ := BlobsAndRuns(rs, d, w, h, r)
+	return b
+}
+
+// BlobsAndRuns is BlobsRuns, and returns too the blobs' runs (as distance.FindRuns
+// finds them), for Parts.AbsorbRuns.
+func BlobsAndRuns(rs distance.Runs, d []int32, w, h int, r float64) ([]bool, distance.Runs) {
 	out, ors := distance.OpeningRuns(rs, d, w, h, r)
-	if out == nil || !dropThin(out, ors, d, r*r, w) {
-		return nil
+	if out == nil {
+		return nil, distance.Runs{}
 	}
-	return out
+	kept, left := dropThin(out, ors, d, r*r, w)
+	if !left {
+		return nil, distance.Runs{}
+	}
+	return out, kept
 }
 
 // MinCoreShare is the share of a solid area's pixels that must lie in its core (where
@@ -37,8 +50,8 @@ const MinCoreShare = 0.2
 
 // dropThin clears the 8-connected parts of b (of runs rs, w pixels wide) whose core
 // share (pixels whose squared distance d is at least r2) is below MinCoreShare, and
-// says whether anything is left.
-func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) bool {
+// returns the runs left and whether there are any.
+func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) (distance.Runs, bool) {
 	r := joinRuns(rs)
 	size := make([]int, r.len())
 	inCore := make([]int, r.len())
@@ -52,17 +65,20 @@ func dropThin(b []bool, rs distance.Runs, d []int32, r2 float64, w int) bool {
 			}
 		}
 	}
-	left := false
-	for i := range r.len() {
-		root := r.root(i)
-		if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
-			lo, hi := r.span(i, w)
-			clear(b[lo:hi])
-			continue
+	kept := distance.Runs{Start: make([]int32, len(rs.Start))}
+	for y := range len(rs.Start) - 1 {
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			root := r.root(int(i))
+			if float64(inCore[root]) < MinCoreShare*float64(size[root]) {
+				lo, hi := r.span(int(i), w)
+				clear(b[lo:hi])
+				continue
+			}
+			kept.Spans = append(kept.Spans, rs.Spans[i])
 		}
-		left = true
+		kept.Start[y+1] = int32(len(kept.Spans))
 	}
-	return left
+	return kept, len(kept.Spans) > 0
 }
 
 // runs are the runs of set pixels of a mask, row by row, and their 8-connected parts:
@@ -121,17 +137,32 @@ func (p *Parts) Absorb(b []bool, share float64) []bool {
 	if b == nil {
 		return nil
 	}
+	return p.AbsorbRuns(b, distance.FindRunsWithin(b, p.r.Runs, p.w), share)
+}
+
+// AbsorbRuns is Absorb of b whose runs are brs (b within p's shape), for a caller
+// that has them: b's pixels in each part are counted run by run, not read one by one
+// over the whole shape (on the openclipart owl, 3 M instructions a trace less, on one
+// core).
+func (p *Parts) AbsorbRuns(b []bool, brs distance.Runs, share float64) []bool {
+	if b == nil {
+		return nil
+	}
 	r := &p.r
 	size := make([]int, p.n)
 	covered := make([]int, p.n)
 	for i := range r.len() {
-		k := p.number[i]
 		lo, hi := r.span(i, p.w)
-		size[k] += hi - lo
-		for _, v := range b[lo:hi] {
-			if v {
-				covered[k]++
+		size[p.number[i]] += hi - lo
+	}
+	// Each run of b lies in a run of the shape: both rows are walked together.
+	for y := range len(brs.Start) - 1 {
+		k := r.Start[y]
+		for i := brs.Start[y]; i < brs.Start[y+1]; i++ {
+			for r.Spans[k].B <= brs.Spans[i].A {
+				k++
 			}
+			covered[p.number[k]] += int(brs.Spans[i].B - brs.Spans[i].A)
 		}
 	}
 	for i := range r.len() {
@@ -177,7 +208,19 @@ func (p *Parts) Outlines(b []bool) [][]Pt {
 // together: each point is moved as it is traced, reading the two pixels beside its
 // crack.
 func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
-	return outlines(b, distance.FindRunsWithin(b, p.r.Runs, p.w), p.w, len(p.r.Start)-1, g, edge)
+	rs := distance.FindRunsWithin(b, p.r.Runs, p.w)
+	// Each run's part: the run of the shape it lies in, found walking both rows.
+	part := make([]int32, len(rs.Spans))
+	for y := range len(rs.Start) - 1 {
+		k := p.r.Start[y]
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			for p.r.Spans[k].B <= rs.Spans[i].A {
+				k++
+			}
+			part[i] = p.number[k]
+		}
+	}
+	return p.outlinesInHalves(b, rs, part, g, edge)
 }
 
 // SelectEdgeOutlines is p.EdgeOutlines(p.Select(sel), g, edge) without looking for
@@ -190,21 +233,110 @@ func (p *Parts) SelectEdgeOutlines(sel []bool, g *ink.Image, edge float64) (poly
 	}
 	h := len(p.r.Start) - 1
 	rs := distance.Runs{Start: make([]int32, h+1)}
+	var part []int32
 	for y := range h {
 		for i := p.r.Start[y]; i < p.r.Start[y+1]; i++ {
-			if sel[p.number[i]] {
+			if k := p.number[i]; sel[k] {
 				rs.Spans = append(rs.Spans, p.r.Spans[i])
+				part = append(part, k)
 			}
 		}
 		rs.Start[y+1] = int32(len(rs.Spans))
 	}
-	return outlines(b, rs, p.w, h, g, edge)
+	return p.outlinesInHalves(b, rs, part, g, edge)
+}
+
+// minHalves is the least number of pixels whose outlines outlinesInHalves traces in
+// two halves at once: below it a goroutine costs more than it saves.
+const minHalves = 4096
+
+// outlinesInHalves is outlines(b, rs, p.w, h, g, edge) of the mask b within p's shape
+// whose runs are rs, with part the part of each run. The parts are split in two
+// halves of about as many of b's pixels (in part order), and the outlines of each
+// half are traced at once, each on a goroutine, then merged in the order one trace
+// lists them: parts never touch, not even at a corner, so each outline lies in one
+// part and is traced as it is in the whole. (On the openclipart owl, tracing the
+// filled areas' outlines ran on one core for 18 M instructions a trace.)
+func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *ink.Image, edge float64) ([][]Pt, []Pt) {
+	h := len(p.r.Start) - 1
+	size := make([]int, p.n)
+	total := 0
+	for i, s := range rs.Spans {
+		size[part[i]] += int(s.B - s.A)
+		total += int(s.B - s.A)
+	}
+	if total < minHalves {
+		return outlines(b, rs, p.w, h, g, edge)
+	}
+	second := make([]bool, p.n) // the parts of the second half
+	cum := 0
+	for k, n := range size {
+		second[k] = 2*cum >= total
+		cum += n
+	}
+	var halves [2]distance.Runs
+	for i := range halves {
+		halves[i].Start = make([]int32, h+1)
+	}
+	for y := range h {
+		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
+			hr := &halves[bit(second[part[i]])]
+			hr.Spans = append(hr.Spans, rs.Spans[i])
+		}
+		for i := range halves {
+			halves[i].Start[y+1] = int32(len(halves[i].Spans))
+		}
+	}
+	type traced struct {
+		polys  [][]Pt
+		firsts []Pt
+		keys   []int
+	}
+	var t [2]traced
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t[1].polys, t[1].firsts, t[1].keys = outlinesKeyed(b, halves[1], p.w, h, g, edge)
+	}()
+	t[0].polys, t[0].firsts, t[0].keys = outlinesKeyed(b, halves[0], p.w, h, g, edge)
+	<-done
+	// Merge by key; firsts are listed only when g is given.
+	n := len(t[0].polys) + len(t[1].polys)
+	polys := make([][]Pt, 0, n)
+	var firsts []Pt
+	if g != nil {
+		firsts = make([]Pt, 0, n)
+	}
+	var at [2]int
+	for range n {
+		k := 0
+		if at[0] == len(t[0].keys) || at[1] < len(t[1].keys) && t[1].keys[at[1]] < t[0].keys[at[0]] {
+			k = 1
+		}
+		polys = append(polys, t[k].polys[at[k]])
+		if g != nil {
+			firsts = append(firsts, t[k].firsts[at[k]])
+		}
+		at[k]++
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	return polys, firsts
 }
 
 // outlines is Outlines of the w x h mask b whose runs are rs. When g is not nil, it
 // moves each point as Subpixel(polys, g, edge) does and returns too each outline's
 // first point before it was moved.
 func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) ([][]Pt, []Pt) {
+	polys, firsts, _ := outlinesKeyed(b, rs, w, h, g, edge)
+	return polys, firsts
+}
+
+// outlinesKeyed is outlines, and returns too each outline's key, (y*w+x)*2 for a
+// boundary first met at the top crack of pixel (x, y) and one more for its bottom:
+// the outlines are listed in the order of their keys.
+func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) ([][]Pt, []Pt, []int) {
 	y0, y1 := -1, -1 // the rows with pixels of b
 	for y := range h {
 		if rs.Start[y+1] > rs.Start[y] {
@@ -215,7 +347,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 		}
 	}
 	if y0 < 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
 	// crackNext takes them (pixels off the image are not set).
@@ -252,6 +384,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 	used := make([]uint64, ((y1-y0+1)*w*2+63)/64)
 	var polys [][]Pt
 	var firsts []Pt
+	var keys []int
 	// across moves q, the midpoint of a crack between pixels (ax, ay) and (bx, by), across
 	// it as Subpixel does.
 	across := func(q Pt, ax, ay, bx, by int) Pt {
@@ -269,8 +402,14 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 	}
 	var buf []Pt // the outline being traced, copied out once whole
 	trace := func(x, y, side int) {
+		// What the loop reads, held in locals rather than read through the closure
+		// each time, and the inner corners' pixels read in the loop itself (on the
+		// openclipart owl, calling corner at each crack was a fifth of the trace's
+		// instructions; 1 M a trace less).
+		b, used, w, h, y0 := b, used, w, h, y0
 		poly := buf[:0]
 		var first Pt
+		key := (y*w+x)*2 + side>>1
 		for fx, fy, fside := x, y, side; ; {
 			if side&1 == 0 {
 				k := ((y-y0)*w+x)*2 + side>>1
@@ -309,7 +448,15 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 				}
 			}
 			poly = append(poly, q)
-			next := crackNext[side][corner(cx, cy)]
+			var c int
+			if cx > 0 && cx < w && cy > 0 && cy < h {
+				k := (cy-1)*w + cx - 1
+				q0, q1 := b[k:k+2:k+2], b[k+w:k+w+2:k+w+2]
+				c = bit(q0[0]) | bit(q0[1])<<1 | bit(q1[0])<<2 | bit(q1[1])<<3
+			} else {
+				c = corner(cx, cy)
+			}
+			next := crackNext[side][c]
 			// The next crack's pixel, beside the corner.
 			switch next {
 			case 0:
@@ -329,6 +476,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 		buf = poly
 		if len(poly) >= 3 {
 			polys = append(polys, slices.Clone(poly))
+			keys = append(keys, key)
 			if g != nil {
 				firsts = append(firsts, first)
 			}
@@ -387,7 +535,7 @@ func outlines(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge float64) 
 			}
 		}
 	}
-	return polys, firsts
+	return polys, firsts, keys
 }
 
 // bit is 1 for true, 0 for false.
@@ -490,33 +638,92 @@ type Disc struct{ X, Y, R float64 }
 // Cover marks in b, in place, the pixels of the w x h shape in whose centres lie in one
 // of the discs, allocating b when it is nil, and returns b: the ink of strokes drawn as
 // outlines rather than at one width.
+//
+// The discs come along strokes, each overlapping the one before: each row keeps the
+// last stretch of pixels marked in it (grown while the next touches it), and only the
+// part of a disc's row outside it is copied from in. (On the openclipart owl that
+// halves Cover's instructions.)
 func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 	if b == nil {
 		b = make([]bool, w*h)
 	}
-	for _, c := range discs {
-		y0, y1 := max(0, int(math.Floor(c.Y-c.R))), min(h-1, int(math.Ceil(c.Y+c.R)))
-		for y := y0; y <= y1; y++ {
-			dy := float64(y) + 0.5 - c.Y
-			half := c.R*c.R - dy*dy
-			if half < 0 {
-				continue
-			}
-			s := math.Sqrt(half)
-			x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
-			if x0 > x1 {
-				continue
-			}
-			out := b[y*w+x0 : y*w+x1+1]
-			for k, v := range in[y*w+x0 : y*w+x1+1] {
-				if v {
-					out[k] = true
-				}
+	if len(discs) == 0 {
+		return b
+	}
+	// last[y] is [x0, x1), the stretch of row y marked last (x0 == x1: none).
+	last := make([][2]int32, h)
+	mark := func(row, x0, x1 int) {
+		out := b[row+x0 : row+x1]
+		for k, v := range in[row+x0 : row+x1] {
+			if v {
+				out[k] = true
 			}
 		}
 	}
+	// The rows are covered in bands, in parallel (each row is one band's alone), each
+	// band going through the discs that reach it in their order.
+	bands := (h + coverBand - 1) / coverBand
+	reach := make([][]int32, bands)
+	for i, c := range discs {
+		y0, y1 := max(0, int(math.Floor(c.Y-c.R))), min(h-1, int(math.Ceil(c.Y+c.R)))
+		for bnd := y0 / coverBand; y0 <= y1 && bnd <= y1/coverBand; bnd++ {
+			reach[bnd] = append(reach[bnd], int32(i))
+		}
+	}
+	_ = parallel.For(context.Background(), bands, 1, func(_, lo, hi int) {
+		for bnd := lo; bnd < hi; bnd++ {
+			by0, by1 := bnd*coverBand, min(h, (bnd+1)*coverBand)-1
+			for _, i := range reach[bnd] {
+				c := discs[i]
+				y0, y1 := max(by0, int(math.Floor(c.Y-c.R))), min(by1, int(math.Ceil(c.Y+c.R)))
+				// The widest any of the disc's rows can be: a row whose last stretch
+				// holds it has nothing to add, found without its own extent.
+				wx0, wx1 := int32(max(0, int(math.Ceil(c.X-c.R-0.5)))), int32(min(w-1, int(math.Floor(c.X+c.R-0.5))))
+				for y := y0; y <= y1; y++ {
+					if l := last[y]; l[0] <= wx0 && wx1 < l[1] {
+						continue
+					}
+					dy := float64(y) + 0.5 - c.Y
+					half := c.R*c.R - dy*dy
+					if half < 0 {
+						continue
+					}
+					s := math.Sqrt(half)
+					x0, x1 := max(0, int(math.Ceil(c.X-s-0.5))), min(w-1, int(math.Floor(c.X+s-0.5)))
+					if x0 > x1 {
+						continue
+					}
+					x1++ // [x0, x1)
+					row := y * w
+					l := &last[y]
+					a, e := int(l[0]), int(l[1])
+					if a == e || x1 < a || x0 > e {
+						// Apart from the last stretch (or none): mark it all, and it is the
+						// last.
+						mark(row, x0, x1)
+						l[0], l[1] = int32(x0), int32(x1)
+						continue
+					}
+					// Touching or overlapping the last stretch: mark what lies outside it.
+					if x0 < a {
+						mark(row, x0, a)
+					}
+					if x1 > e {
+						mark(row, e, x1)
+					}
+					l[0], l[1] = int32(min(a, x0)), int32(max(e, x1))
+				}
+			}
+		}
+	})
 	return b
 }
+
+// coverBand and growBand are the rows Cover and Grow's first step hand out at a time.
+const (
+	coverBand = 64
+	growBand  = 64
+)
 
 // Grow adds to b, in place, the pixels of the shape in (whose parts p numbers) next to
 // it (4-connected), steps times: the ink a stroke's discs miss at its tapered tip and
@@ -529,19 +736,33 @@ func (p *Parts) Grow(b, in []bool, steps int) {
 	}
 	w := p.w
 	n := len(in)
-	var front, added []int
-	for i, s := range p.r.Spans {
-		row := int(p.r.y[i]) * w
-		for x := int(s.A); x < int(s.B); x++ {
-			i := row + x
-			if b[i] {
-				continue
+	var added []int
+	// The first step's scan, in bands of rows in parallel (it reads b, which nothing
+	// writes until it ends): on the openclipart owl it ran on one core for 9 M
+	// instructions a trace, beside the strokes' fits.
+	h := len(p.r.Start) - 1
+	fronts := make([][]int, (h+growBand-1)/growBand)
+	_ = parallel.For(context.Background(), len(fronts), 1, func(_, lo, hi int) {
+		for bnd := lo; bnd < hi; bnd++ {
+			var front []int
+			for y := bnd * growBand; y < min(h, (bnd+1)*growBand); y++ {
+				row := y * w
+				for _, s := range p.r.Row(y) {
+					for x := int(s.A); x < int(s.B); x++ {
+						i := row + x
+						if b[i] {
+							continue
+						}
+						if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (i >= w && b[i-w]) || (i+w < n && b[i+w]) {
+							front = append(front, i)
+						}
+					}
+				}
 			}
-			if (x > 0 && b[i-1]) || (x+1 < w && b[i+1]) || (i >= w && b[i-w]) || (i+w < n && b[i+w]) {
-				front = append(front, i)
-			}
+			fronts[bnd] = front
 		}
-	}
+	})
+	front := slices.Concat(fronts...)
 	for _, i := range front {
 		b[i] = true
 	}

@@ -355,8 +355,13 @@ func (g *work) prune() {
 			if endA {
 				j, f = e.b, e.a
 			}
-			l := polyLength(e.points)
 			rj := g.nodes[j].r
+			// A branch as long as the limit is no spur: its length is summed no further.
+			limit := g.o.SpurFactor*rj + g.o.SpurSlack
+			l, whole := view{e.points, false}.lengthUpTo(limit)
+			if !whole || l >= limit {
+				continue
+			}
 			// How far the branch's ink reaches past the junction's disc: a stroke that
 			// goes on a little past a crossing reaches out by its own radius and more.
 			reach := l + g.nodes[f].r - rj
@@ -418,7 +423,7 @@ func (g *work) contract() {
 		if ra == rb {
 			continue
 		}
-		if polyLength(e.points) < g.nodes[e.a].r+g.nodes[e.b].r {
+		if l, whole := (view{e.points, false}).lengthUpTo(g.nodes[e.a].r + g.nodes[e.b].r); whole && l < g.nodes[e.a].r+g.nodes[e.b].r {
 			e.removed = true
 			parent[max(ra, rb)] = min(ra, rb)
 			merged = true
@@ -471,22 +476,15 @@ func (g *work) contract() {
 // direction returns the unit direction in which edge end ee leaves its node, measured
 // beyond the junction's radius, where the ink is the branch's own.
 func (g *work) direction(ee int) (float64, float64) {
-	e := g.edges[ee/2]
-	pts := e.points
-	n := e.a
-	if ee%2 == 1 {
-		pts = slices.Clone(pts)
-		slices.Reverse(pts)
-		n = e.b
-	}
+	pts, n := g.endView(ee)
 	r := g.nodes[n].r
 	s0, s1 := r, r+max(4, 2*r)
-	total := polyLength(pts)
-	if s1 > total {
+	// The edge's length matters only when it is below s1: it is summed no further.
+	if total, whole := pts.lengthUpTo(s1); whole && s1 > total {
 		s1 = total
 		s0 = min(s0, total/2)
 	}
-	a, b := pointAt(pts, s0), pointAt(pts, s1)
+	a, b := pts.pointAt(s0), pts.pointAt(s1)
 	dx, dy := b.X-a.X, b.Y-a.Y
 	l := math.Hypot(dx, dy)
 	if l == 0 {
@@ -502,21 +500,18 @@ const JoinWidthRatio = 1.5
 // radius returns the median line radius of edge end ee over the stretch direction
 // looks at, beyond the junction's radius.
 func (g *work) radius(ee int) float64 {
-	e := g.edges[ee/2]
-	pts := e.points
-	n := e.a
-	if ee%2 == 1 {
-		pts = reversed(pts)
-		n = e.b
-	}
+	pts, n := g.endView(ee)
 	r := g.nodes[n].r
 	s0, s1 := r, r+max(4, 2*r)
 	var rs []float64
 	var l float64
-	for i := 1; i < len(pts); i++ {
-		l += dist(pts[i-1], pts[i])
-		if l >= s0 && l <= s1 && !pts[i].Junction {
-			rs = append(rs, pts[i].R)
+	for i := 1; i < pts.len(); i++ {
+		l += dist(pts.at(i-1), pts.at(i))
+		if l > s1 {
+			break // l only grows
+		}
+		if p := pts.at(i); l >= s0 && !p.Junction {
+			rs = append(rs, p.R)
 		}
 	}
 	if len(rs) == 0 {
@@ -524,6 +519,60 @@ func (g *work) radius(ee int) float64 {
 	}
 	slices.Sort(rs)
 	return rs[len(rs)/2]
+}
+
+// endView returns edge end ee's points as seen from its node outward, and the node:
+// direction and radius look only at the stretch near the node, and long edges were
+// copied and measured whole to be reversed (on the spaghetti, a third of the graph's
+// instructions).
+func (g *work) endView(ee int) (view, int) {
+	e := &g.edges[ee/2]
+	if ee%2 == 1 {
+		return view{e.points, true}, e.b
+	}
+	return view{e.points, false}, e.a
+}
+
+// view is a chain of points, read forwards or, with rev, backwards.
+type view struct {
+	pts []Point
+	rev bool
+}
+
+func (v view) len() int { return len(v.pts) }
+
+// at returns point i of the view.
+func (v view) at(i int) Point {
+	if v.rev {
+		return v.pts[len(v.pts)-1-i]
+	}
+	return v.pts[i]
+}
+
+// lengthUpTo returns the view's length summed from its start until it reaches limit,
+// and whether that is its whole length (the sum stayed below limit).
+func (v view) lengthUpTo(limit float64) (float64, bool) {
+	var l float64
+	for i := 1; i < v.len(); i++ {
+		if l += dist(v.at(i-1), v.at(i)); l >= limit {
+			return l, i == v.len()-1
+		}
+	}
+	return l, true
+}
+
+// pointAt is pointAt of the view's points.
+func (v view) pointAt(s float64) Point {
+	for i := 1; i < v.len(); i++ {
+		a, b := v.at(i-1), v.at(i)
+		l := dist(a, b)
+		if s <= l && l > 0 {
+			t := s / l
+			return Point{X: a.X + t*(b.X-a.X), Y: a.Y + t*(b.Y-a.Y)}
+		}
+		s -= l
+	}
+	return v.at(v.len() - 1)
 }
 
 func pointAt(pts []Point, s float64) Point {
@@ -541,7 +590,12 @@ func pointAt(pts []Point, s float64) Point {
 // join pairs the branches at each node that continue each other and chains edges into
 // strokes.
 func (g *work) join() []Stroke {
-	pair := map[int]int{}
+	// pair[ee] is the edge end that edge end ee continues into, or -1 (a slice, not a
+	// map: on the glyphs the map's lookups were most of join's instructions).
+	pair := make([]int, 2*len(g.edges))
+	for i := range pair {
+		pair[i] = -1
+	}
 	cosMin := math.Cos(g.o.JoinAngle * math.Pi / 180)
 	for n := range g.nodes {
 		var ends []int
@@ -589,10 +643,7 @@ func (g *work) join() []Stroke {
 			return 0
 		})
 		for _, c := range cs {
-			if _, ok := pair[c.a]; ok {
-				continue
-			}
-			if _, ok := pair[c.b]; ok {
+			if pair[c.a] >= 0 || pair[c.b] >= 0 {
 				continue
 			}
 			if c.a/2 == c.b/2 {
@@ -602,6 +653,8 @@ func (g *work) join() []Stroke {
 		}
 	}
 	used := make([]bool, len(g.edges))
+	// seen[e] == start+1 marks edge e as met walking back from start.
+	seen := make([]int, len(g.edges))
 	var out []Stroke
 	for start := range g.edges {
 		if used[start] || g.edges[start].removed {
@@ -609,18 +662,20 @@ func (g *work) join() []Stroke {
 		}
 		// Walk backwards from the start edge's side 0 to find the chain's first edge.
 		first := 2 * start // end of the chain: edge end we leave at the start
-		seen := map[int]bool{start: true}
+		seen[start] = start + 1
+		nSeen := 1
 		closed := false
 		for {
-			p, ok := pair[first]
-			if !ok {
+			p := pair[first]
+			if p < 0 {
 				break
 			}
-			if seen[p/2] {
+			if seen[p/2] == start+1 {
 				closed = true
 				break
 			}
-			seen[p/2] = true
+			seen[p/2] = start + 1
+			nSeen++
 			first = p ^ 1
 		}
 		// Now walk forwards from first.
@@ -638,13 +693,13 @@ func (g *work) join() []Stroke {
 				ep = ep[1:]
 			}
 			pts = append(pts, ep...)
-			p, ok := pair[cur^1]
-			if !ok || used[p/2] {
+			p := pair[cur^1]
+			if p < 0 || used[p/2] {
 				break
 			}
 			cur = p
 		}
-		if closed || (g.edges[first/2].a == g.edges[first/2].b && len(seen) == 1 && first/2 == cur/2 && pts[0] == pts[len(pts)-1]) {
+		if closed || (g.edges[first/2].a == g.edges[first/2].b && nSeen == 1 && first/2 == cur/2 && pts[0] == pts[len(pts)-1]) {
 			if g.o.CloseLoops && len(pts) > 2 && pts[0].X == pts[len(pts)-1].X && pts[0].Y == pts[len(pts)-1].Y {
 				out = append(out, Stroke{Points: pts[:len(pts)-1], Closed: true})
 				continue

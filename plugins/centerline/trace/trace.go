@@ -200,7 +200,11 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		typical = math.Sqrt(float64(md))
 	}
 	blobR := math.Max(minBlobRadius, blobFactor*typical)
-	blobs := fill.BlobsRuns(rs, d, w, h, blobR)
+	blobs, blobRuns := fill.BlobsAndRuns(rs, d, w, h, blobR)
+	// The ink level, measured on one more goroutine while the graph is built on this
+	// one: the graph takes one core, and the level needs only the ink and its depth.
+	levelOf := make(chan float64, 1)
+	go func() { levelOf <- width.InkLevelRuns(g, rs, d) }()
 	// The ink's connected parts, numbered when first needed.
 	var inkParts *fill.Parts
 	parts := func() *fill.Parts {
@@ -210,23 +214,21 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return inkParts
 	}
 	if o.Fill == FillOutline && o.Width != WidthFixed && blobs != nil {
-		blobs = parts().Absorb(blobs, absorbShare)
+		blobs = parts().AbsorbRuns(blobs, blobRuns, absorbShare)
 	}
 	if blobs != nil {
 		sk.Remove(blobs)
 	}
-	// The ink level before the graph, so that the mask is no longer needed (nor kept)
-	// while the graph is built.
-	level := width.InkLevelRuns(g, rs, d)
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
 	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
+	level := <-levelOf
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
 	fopt := fit.Options{Tolerance: o.Tolerance, CornerAngle: strokeCorner}
-	// Strokes are measured and fitted each on its own, in parallel, and written in
-	// their order.
+	// Strokes are measured, prepared and fitted each on its own, in parallel, and
+	// written in their order.
 	all := make([]width.Measured, len(ss))
 	if err := parallel.For(ctx, len(ss), 32, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
@@ -236,20 +238,65 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return grp, err
 	}
 	width.Snap(all, g, level)
-	fitted := make([][]svgout.Stroke, len(ss))
+	prepared := make([][]strokePart, len(ss))
 	discs := make([][]fill.Disc, len(ss))
-	if err := parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
-		var buf strokeBuffers
+	if err := parallel.For(ctx, len(ss), 32, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			fitted[i], discs[i] = fitStroke(ss[i], all[i], g, level, o, fopt, &buf)
+			prepared[i], discs[i] = prepareStroke(ss[i], all[i], g, level, o)
 		}
 	}); err != nil {
 		return grp, err
 	}
-	// The ink of strokes too uneven for one width joins the filled areas.
-	if ds := slices.Concat(discs...); len(ds) > 0 {
-		blobs = fill.Cover(blobs, m, w, h, ds)
-		parts().Grow(blobs, m, taperGrow)
+	// The filled areas need the strokes' discs, not their fits: they are found on one
+	// more goroutine while the strokes are fitted, which keeps both cores busy through
+	// what was a serial stretch (covering, growing and outlining the areas, and
+	// planning which parts are redrawn whole). Nothing else touches the parts, blobs,
+	// polys, firsts or plan until it is done.
+	var polys [][]fill.Pt
+	var firsts []fill.Pt
+	var plan *redrawPlan
+	areasDone := make(chan struct{})
+	go func() {
+		defer close(areasDone)
+		// The ink of strokes too uneven for one width joins the filled areas.
+		if ds := slices.Concat(discs...); len(ds) > 0 {
+			blobs = fill.Cover(blobs, m, w, h, ds)
+			parts().Grow(blobs, m, taperGrow)
+		}
+		if o.Fill != FillOutline || blobs == nil {
+			return
+		}
+		// The outlines moved to the ink's edge, and the first point of each before it
+		// was moved (which tells the part it is beside).
+		polys, firsts = parts().EdgeOutlines(blobs, g, level/2)
+		if o.Width == WidthFixed {
+			return
+		}
+		// The outlines that fitOutlines keeps (each fits to one segment or more).
+		k := 0
+		for i, poly := range polys {
+			if math.Abs(fill.Area(poly)) >= minFillArea {
+				polys[k], firsts[k] = poly, firsts[i]
+				k++
+			}
+		}
+		polys, firsts = polys[:k], firsts[:k]
+		drawn := make([]bool, len(ss))
+		for i, p := range prepared {
+			drawn[i] = len(p) > 0 // a part prepared is a stroke fitted (fitParts)
+		}
+		plan = planRedraw(parts(), g, level, ss, drawn, firsts)
+	}()
+	fitted := make([][]svgout.Stroke, len(ss))
+	err = parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
+		var buf strokeBuffers
+		for i := lo; i < hi; i++ {
+			fitted[i] = fitParts(prepared[i], fopt, &buf)
+		}
+	})
+	<-areasDone
+	if err != nil {
+		return grp, err
 	}
 	if o.Fill == FillHatch {
 		for _, f := range fitted {
@@ -266,25 +313,13 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	}
 	var fills []loop
 	if blobs != nil {
-		// The outlines moved to the ink's edge, and the first point of each before it
-		// was moved (which tells the part it is beside).
-		polys, firsts := parts().EdgeOutlines(blobs, g, level/2)
 		if o.Width != WidthFixed {
-			// The outlines that fitOutlines keeps (each fits to one segment or more).
-			k := 0
-			for i, poly := range polys {
-				if math.Abs(fill.Area(poly)) >= minFillArea {
-					polys[k], firsts[k] = poly, firsts[i]
-					k++
-				}
-			}
-			polys, firsts = polys[:k], firsts[:k]
 			fitFills := func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error) {
-				return fitOutlines(ctx, polys, firsts, limit, done)
+				return fitOutlines(ctx, polys, firsts, limit, done, plan.later)
 			}
-			fitted, fills, err = outlineWhereCheaper(ctx, parts(), g, level, ss, fitted, firsts, fitFills)
+			fitted, fills, err = plan.finish(ctx, fitted, fitFills)
 		} else {
-			fills, err = fitOutlines(ctx, polys, firsts, nil, nil)
+			fills, err = fitOutlines(ctx, polys, firsts, nil, nil, nil)
 		}
 		if err != nil {
 			return grp, err
@@ -310,13 +345,27 @@ type loop struct {
 // enclosing less than minFillArea. limit, when not nil, gives for poly i, just before
 // it is fitted, the most segments its caller needs to know of: 0 fits it whole; below
 // 0 leaves it out; above 0 stops its fit once it has more segments than that
-// (fit.Options.MaxSegments). done, when not nil, is given each poly's segments once
-// fitted. Both are called from several goroutines at once.
-func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit func(i int) int, done func(i int, segs []fit.Segment)) ([]loop, error) {
+// (fit.Options.MaxSegments); it may wait. done, when not nil, is given each poly's
+// segments once fitted. Both are called from several goroutines at once. later, when
+// not nil, says which polys to fit after all the others (those whose limit waits).
+func fitOutlines(ctx context.Context, polys [][]fill.Pt, firsts []fill.Pt, limit func(i int) int, done func(i int, segs []fit.Segment), later func(i int) bool) ([]loop, error) {
 	fitted := make([][]fit.Segment, len(polys))
-	err := parallel.For(ctx, len(polys), 8, func(_, lo, hi int) {
+	order := make([]int, 0, len(polys))
+	for i := range polys {
+		if later == nil || !later(i) {
+			order = append(order, i)
+		}
+	}
+	if later != nil {
+		for i := range polys {
+			if later(i) {
+				order = append(order, i)
+			}
+		}
+	}
+	err := parallel.For(ctx, len(order), 8, func(_, lo, hi int) {
 		var pts []fit.Vec // each poly's points, in one buffer (fit.Fit keeps none)
-		for i := lo; i < hi; i++ {
+		for _, i := range order[lo:hi] {
 			poly := polys[i]
 			if math.Abs(fill.Area(poly)) < minFillArea {
 				continue
@@ -363,28 +412,50 @@ func pathCost(segs []fit.Segment, closed bool) int {
 }
 
 // outlineWhereCheaper fits the outlines of the filled areas (fitFills, given limit
-// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its filled outline each connected part of the ink (parts) that is
-// partly filled (has some of the fills) and whose outline costs fewer segments than
-// its strokes (fitted, from the graph's strokes ss) and fills together, and returns
-// the strokes and fitted outlines left with those parts' outlines added. Strokes
-// running into a filled area of a woodcut or a brush drawing are often short and
-// uneven: drawn whole, such a part renders as its ink does with fewer segments, while
-// a part that is all lines (text, a pen drawing) is left as strokes. A stroke whose
-// points lie in more than one part (a bridged gap) keeps its parts as they are.
+// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its
+// filled outline each connected part of the ink (parts) that is partly filled (has
+// some of the fills) and whose outline costs fewer segments than its strokes (fitted,
+// from the graph's strokes ss) and fills together, and returns the strokes and fitted
+// outlines left with those parts' outlines added. Strokes running into a filled area
+// of a woodcut or a brush drawing are often short and uneven: drawn whole, such a part
+// renders as its ink does with fewer segments, while a part that is all lines (text,
+// a pen drawing) is left as strokes. A stroke whose points lie in more than one part
+// (a bridged gap) keeps its parts as they are.
 //
-// The parts' outlines are fitted first: a fill of a part that would be redrawn is
-// then fitted only as far as it takes to tell (its fit stops once the part's strokes
-// and it alone cost more than the part's outline), since it is left out anyway.
+// It is planRedraw then redrawPlan.finish; traceMask calls the two apart, so that the
+// plan, which needs to know only which strokes are drawn, is made while they are
+// fitted.
 func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
+	drawn := make([]bool, len(fitted))
+	for i, f := range fitted {
+		drawn[i] = len(f) > 0
+	}
+	return planRedraw(parts, g, level, ss, drawn, firsts).finish(ctx, fitted, fitFills)
+}
+
+// redrawPlan is what outlineWhereCheaper knows before the strokes are fitted: which
+// parts of the ink may be redrawn whole, and their outlines, not yet fitted.
+type redrawPlan struct {
+	parts      *fill.Parts
+	strokePart []int  // each stroke's part, or -1 (not drawn, or on no part)
+	polyPart   []int  // each fill's part, or -1
+	redraw     []bool // parts that may be redrawn (stroked, filled and not bridged)
+	some       bool   // a part may be redrawn
+	wp         [][]fill.Pt
+	wf         []fill.Pt
+}
+
+// planRedraw returns outlineWhereCheaper's plan for the strokes ss of which drawn says
+// which are drawn (have fitted strokes), and the fills whose loops' firsts are firsts.
+func planRedraw(parts *fill.Parts, g *ink.Image, level float64, ss []graph.Stroke, drawn []bool, firsts []fill.Pt) *redrawPlan {
 	n := parts.Len()
-	mix := make([]int, n)      // each part's segments as strokes
 	filled := make([]bool, n)  // parts with fills
 	stroked := make([]bool, n) // parts with strokes
 	bridged := make([]bool, n) // parts a stroke leaves
-	strokePart := make([]int, len(ss))
+	pl := &redrawPlan{parts: parts, strokePart: make([]int, len(ss)), polyPart: make([]int, len(firsts))}
 	for i, s := range ss {
-		strokePart[i] = -1
-		if len(fitted[i]) == 0 {
+		pl.strokePart[i] = -1
+		if !drawn[i] {
 			continue
 		}
 		k := -1
@@ -401,37 +472,68 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, l
 		if k < 0 {
 			continue
 		}
-		strokePart[i], stroked[k] = k, true
+		pl.strokePart[i], stroked[k] = k, true
+	}
+	for i, first := range firsts {
+		pl.polyPart[i] = parts.Beside(first)
+		if k := pl.polyPart[i]; k >= 0 {
+			filled[k] = true
+		}
+	}
+	pl.redraw = make([]bool, n)
+	for k := range n {
+		pl.redraw[k] = stroked[k] && filled[k] && !bridged[k]
+	}
+	pl.some = slices.Contains(pl.redraw, true)
+	if pl.some {
+		pl.wp, pl.wf = parts.SelectEdgeOutlines(pl.redraw, g, level/2)
+	}
+	return pl
+}
+
+// later says whether fill i is of a part that may be redrawn: its fit waits for the
+// parts' outlines to be fitted (see finish), and is best left till last.
+func (pl *redrawPlan) later(i int) bool {
+	k := pl.polyPart[i]
+	return k >= 0 && pl.redraw[k]
+}
+
+// finish is the rest of outlineWhereCheaper, once the strokes are fitted.
+//
+// The parts' outlines are fitted on one more goroutine while the fills are, and a
+// fill of a part that would be redrawn waits for them (limit blocks): it is then
+// fitted only as far as it takes to tell (its fit stops once the part's strokes and it
+// alone cost more than the part's outline), since it is left out anyway. The fills
+// of the other parts need not wait, and the two sets of fits share the cores rather
+// than each waiting for its last fit to end.
+func (pl *redrawPlan) finish(ctx context.Context, fitted [][]svgout.Stroke, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
+	parts, redraw, polyPart := pl.parts, pl.redraw, pl.polyPart
+	n := parts.Len()
+	mix := make([]int, n) // each part's segments as strokes
+	for i, k := range pl.strokePart {
+		if k < 0 {
+			continue
+		}
 		for _, st := range fitted[i] {
 			mix[k] += pathCost(st.Segments, st.Closed)
 		}
 	}
-	polyPart := make([]int, len(firsts))
-	for i, first := range firsts {
-		polyPart[i] = parts.Beside(first)
-		if k := polyPart[i]; k >= 0 {
-			filled[k] = true
-		}
-	}
-	redraw := make([]bool, n)
-	for k := range n {
-		redraw[k] = stroked[k] && filled[k] && !bridged[k]
-	}
 	var whole []loop
-	cost := make([]int, n)
 	var wholePart []int
-	some := slices.Contains(redraw, true) // a part may be redrawn
-	if some {
-		wp, wf := parts.SelectEdgeOutlines(redraw, g, level/2)
+	var wholeErr error
+	wholeDone := make(chan struct{})
+	left := make([]atomic.Int64, n)
+	fitWhole := func() {
+		defer close(wholeDone)
 		// An outline beside no part counts for nothing.
-		beside := make([]int, len(wp))
-		for i := range wp {
-			beside[i] = parts.Beside(wf[i])
+		beside := make([]int, len(pl.wp))
+		for i := range pl.wp {
+			beside[i] = parts.Beside(pl.wf[i])
 		}
-		var err error
-		if whole, err = fitOutlines(ctx, wp, wf, func(i int) int { return min(0, beside[i]) }, nil); err != nil {
-			return nil, nil, err
+		if whole, wholeErr = fitOutlines(ctx, pl.wp, pl.wf, func(i int) int { return min(0, beside[i]) }, nil, nil); wholeErr != nil {
+			return
 		}
+		cost := make([]int, n)
 		wholePart = make([]int, len(whole))
 		for i, f := range whole {
 			wholePart[i] = parts.Beside(f.first)
@@ -439,6 +541,16 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, l
 				cost[k] += pathCost(f.segs, true)
 			}
 		}
+		for k := range n {
+			if redraw[k] {
+				left[k].Store(int64(cost[k] - mix[k]))
+			}
+		}
+	}
+	if pl.some {
+		go fitWhole()
+	} else {
+		close(wholeDone)
 	}
 	// A part that may be redrawn is redrawn when its fills cost more than left, its
 	// outline's cost less its strokes'. Its fills are fitted as far as it takes to
@@ -448,16 +560,14 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, l
 	// cut short or left out is one of a part redrawn, whose fills are dropped; when
 	// none is, left is exact, so the parts redrawn are the same whichever the fits
 	// that finish first.
-	left := make([]atomic.Int64, n)
-	for k := range n {
-		if redraw[k] {
-			left[k].Store(int64(cost[k] - mix[k]))
-		}
-	}
 	limit := func(i int) int {
 		k := polyPart[i]
 		if k < 0 || !redraw[k] {
 			return 0
+		}
+		<-wholeDone
+		if wholeErr != nil {
+			return -1 // cancelled: the result is dropped
 		}
 		l := left[k].Load()
 		if l < 0 {
@@ -471,10 +581,14 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, l
 		}
 	}
 	fills, err := fitFills(limit, done)
+	<-wholeDone
+	if err == nil {
+		err = wholeErr
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if !some {
+	if !pl.some {
 		return fitted, fills, nil
 	}
 	fillPart := make([]int, len(fills))
@@ -484,7 +598,7 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, l
 	for k := range n {
 		redraw[k] = redraw[k] && left[k].Load() < 0
 	}
-	for i, k := range strokePart {
+	for i, k := range pl.strokePart {
 		if k >= 0 && redraw[k] {
 			fitted[i] = nil
 		}
@@ -519,32 +633,57 @@ func uneven(part width.Measured, wd float64) bool {
 	return px >= taperPx && share >= taperShare
 }
 
-// strokeBuffers hold a part's points and radii as fitStroke hands them to fit.Fit,
+// strokeBuffers hold a part's points and radii as fitParts hands them to fit.Fit,
 // which keeps neither, for the next part and stroke to reuse.
 type strokeBuffers struct {
 	pts    []fit.Vec
 	radius []float64
 }
 
-// fitStroke returns stroke s, measured as meas, as drawn strokes: none when it is
-// shorter than o.MinLength, else its parts (several where o.Width is WidthVariable)
-// with their fitted segments and widths; and, with o.Fill FillOutline and widths
-// measured, the discs of the ink of the parts too uneven to be drawn at one width
-// instead of those parts. It fits in buf's buffers.
-func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options, fopt fit.Options, buf *strokeBuffers) ([]svgout.Stroke, []fill.Disc) {
-	var out []svgout.Stroke
+// strokePart is a part of a stroke to be drawn at one width: measured, not yet fitted.
+type strokePart struct {
+	meas  width.Measured
+	width float64
+}
+
+// prepareStroke returns stroke s, measured as meas, as the parts to be drawn: none
+// when it is shorter than o.MinLength, else its parts (several where o.Width is
+// WidthVariable) with their widths; and, with o.Fill FillOutline and widths measured,
+// the discs of the ink of the parts too uneven to be drawn at one width instead of
+// those parts. The parts are fitted by fitParts; the discs are known before, so that
+// the filled areas can be found while the strokes are fitted.
+func prepareStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64, o Options) ([]strokePart, []fill.Disc) {
+	var out []strokePart
 	var discs []fill.Disc
-	fallback := fallbackWidth(s)
-	if s.Length()+meas.Median(fallback) < o.MinLength {
+	// The stroke's median width, found once (Ends moves points, not widths), and the
+	// fallback width only where no width is known.
+	med, known := meas.MedianKnown()
+	fallback := math.NaN()
+	median := func(m *width.Measured) float64 {
+		if v, ok := m.MedianKnown(); ok {
+			return v
+		}
+		if math.IsNaN(fallback) {
+			fallback = fallbackWidth(s)
+		}
+		return fallback
+	}
+	if !known {
+		med = median(&meas)
+	}
+	if s.Length()+med < o.MinLength {
 		return nil, nil
 	}
-	width.Ends(&meas, g, level, meas.Median(fallback))
+	width.Ends(&meas, g, level, med)
 	parts := []width.Measured{meas}
 	if o.Width == WidthVariable {
 		parts = width.Split(meas, 1.5, 8)
 	}
 	for _, part := range parts {
-		wd := part.Median(fallback)
+		wd := med
+		if o.Width == WidthVariable {
+			wd = median(&part)
+		}
 		if o.Width == WidthFixed {
 			wd = o.FixedWidth
 		} else if o.Fill == FillOutline && uneven(part, wd) {
@@ -553,6 +692,17 @@ func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64,
 			}
 			continue
 		}
+		out = append(out, strokePart{part, wd})
+	}
+	return out, discs
+}
+
+// fitParts returns a stroke's parts (prepareStroke) as drawn strokes with their
+// fitted segments, fitting in buf's buffers.
+func fitParts(parts []strokePart, fopt fit.Options, buf *strokeBuffers) []svgout.Stroke {
+	var out []svgout.Stroke
+	for _, sp := range parts {
+		part := sp.meas
 		n := len(part.Points)
 		buf.pts = slices.Grow(buf.pts[:0], n)[:n]
 		buf.radius = slices.Grow(buf.radius[:0], n)[:n]
@@ -566,9 +716,9 @@ func fitStroke(s graph.Stroke, meas width.Measured, g *ink.Image, level float64,
 			// A dot: a zero-length line drawn with round caps.
 			segs = []fit.Segment{{Line: true, P0: pts[0], P3: pts[0]}}
 		}
-		out = append(out, svgout.Stroke{Segments: segs, Width: wd, Closed: part.Closed})
+		out = append(out, svgout.Stroke{Segments: segs, Width: sp.width, Closed: part.Closed})
 	}
-	return out, discs
+	return out
 }
 
 // ordered returns strokes in greedy pen order, reversing those drawn backwards, and
