@@ -10,8 +10,11 @@ package distance
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
@@ -88,14 +91,20 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 			row := d[y*w : (y+1)*w]
 			for _, r := range rs.Row(y) {
 				run := row[r.A:r.B]
-				sc.g[0] = 0
+				m := len(run)
+				g := sc.g[: m+2 : m+2]
+				g[0], g[m+1] = 0, 0
+				// reach, the column distances' sum, bounds the local search's steps.
 				reach := 0
 				for k, v := range run {
-					sc.g[k+1] = int64(v) * int64(v)
+					g[k+1] = int64(v) * int64(v)
 					reach += int(v)
 				}
-				sc.g[len(run)+1] = 0
-				envelope(sc, len(run)+2, run, reach)
+				if m+2 <= shortRun || reach <= shallowReach*m {
+					envelopeNear(g, run)
+				} else {
+					envelopeScan(sc.apex, g, run)
+				}
 			}
 		}
 	})
@@ -180,19 +189,25 @@ func appendRuns(sp []Span, row []bool, x0, x1 int) []Span {
 }
 
 // nextSet returns the index of the first element of row from x on that is v, or
-// len(row). Eight elements are tested at a time and the loop runs a test per element
-// within them: paper, most of a drawing, is skipped at a few instructions a pixel.
+// len(row). Eight elements are read at a time as the bytes of a word (a bool is a byte,
+// 0 or 1), and the first one that is v is found by counting trailing zero bits: paper,
+// most of a drawing, is skipped at under an instruction a pixel, a fifth of what
+// testing each element costs.
 func nextSet(row []bool, x int, v bool) int {
-	r := row[x:]
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(row))), len(row))[x:]
+	// The word's bytes that are not v are 0 once xored with flip.
+	var flip uint64
+	if !v {
+		flip = 0x0101010101010101
+	}
 	i := 0
-	for ; i+8 <= len(r); i += 8 {
-		q := r[i : i+8 : i+8]
-		if q[0] == v || q[1] == v || q[2] == v || q[3] == v || q[4] == v || q[5] == v || q[6] == v || q[7] == v {
-			break
+	for ; i+8 <= len(b); i += 8 {
+		if u := binary.LittleEndian.Uint64(b[i:]) ^ flip; u != 0 {
+			return x + i + bits.TrailingZeros64(u)/8
 		}
 	}
-	for ; i < len(r); i++ {
-		if r[i] == v {
+	for ; i < len(b); i++ {
+		if b[i] != byte(flip) {
 			return x + i
 		}
 	}
@@ -476,19 +491,26 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 // rowScratch is one worker's buffers for the second phase.
 type rowScratch struct {
 	g    []int64 // squared column distances of the run (padded)
-	s, t []int   // the envelope's parabola apexes and the start of each one's reign
+	apex []apex  // the envelope's stack
+}
+
+// apex is a parabola on the lower envelope: its apex's column s and height g, the first
+// column t it is the lowest at, and its height there, h.
+type apex struct {
+	s, t int
+	g, h int64
 }
 
 func newScratch(workers, n int) []rowScratch {
 	sc := make([]rowScratch, workers)
 	for k := range sc {
-		sc[k] = rowScratch{g: make([]int64, n), s: make([]int, n), t: make([]int, n)}
+		sc[k] = rowScratch{g: make([]int64, n), apex: make([]apex, n)}
 	}
 	return sc
 }
 
-// envelope takes the columns one by one rather than by the scan when there are at most
-// shortRun of them, or when their column distances are at most shallowReach on
+// TransformRuns finds a run's envelope by envelopeNear when it has at most shortRun
+// columns with the pads, or when their column distances are at most shallowReach on
 // average: a pixel then looks at about as many columns each side as its own column
 // distance, fewer than the scan's steps per column (a horizontal line, a thin run
 // along a filled area's edge).
@@ -497,79 +519,74 @@ const (
 	shallowReach = 3
 )
 
-// envelope computes out[x-1] = min_i (x-i)² + g[i] for x in [1, n-1), where sc.g holds
-// the n squared column distances (the first and the last a pad, 0), whose square roots
-// add up to reach, by
-// Meijster's lower-envelope scan: the apexes of the parabolas still on the envelope
-// (s) and the first x each one is the lowest at (t), with sep the integer floor of
-// their intersection.
-func envelope(sc *rowScratch, n int, out []int32, reach int) {
-	g := sc.g[:n]
-	if n <= shortRun || reach <= shallowReach*n {
-		// A few columns (a thin line's width): at each point, its own parabola and those
-		// of the columns near enough to be lower, dx² < the best so far.
-		for x := 1; x < n-1; x++ {
-			best := g[x]
-			for dx := 1; int64(dx*dx) < best; dx++ {
-				if i := x - dx; i >= 0 {
-					best = min(best, int64(dx*dx)+g[i])
-				}
-				if i := x + dx; i < n {
-					best = min(best, int64(dx*dx)+g[i])
-				}
-				if x-dx < 0 && x+dx >= n {
-					break
-				}
-			}
-			out[x-1] = int32(min(best, math.MaxInt32))
+// envelopeNear computes out[x-1] = min_i (x-i)² + g[i] for x in [1, len(g)-1), where g
+// holds squared column distances, the first and the last a pad, 0, by looking at each
+// point at its own parabola and those of the columns near enough to be lower, dx² <
+// the best so far. The pads end the search: at either one dx² is the best so far, so
+// no index leaves g.
+func envelopeNear(g []int64, out []int32) {
+	for x := 1; x < len(g)-1; x++ {
+		best := g[x]
+		dx, dd := 1, int64(1)
+		for dd < best {
+			best = min(best, dd+g[x-dx], dd+g[x+dx])
+			dd += int64(2*dx + 1)
+			dx++
 		}
-		return
+		out[x-1] = int32(min(best, math.MaxInt32))
 	}
-	s, t := sc.s[:n], sc.t[:n]
+}
+
+// envelopeScan is envelopeNear by Meijster's lower-envelope scan, given a stack of
+// len(g) apexes for the parabolas still on the envelope.
+func envelopeScan(st []apex, g []int64, out []int32) {
+	n := len(g)
+	st = st[:n]
 	q := 0
-	s[0], t[0] = 0, 0
+	st[0] = apex{s: 0, t: 0, g: g[0], h: g[0]}
 	for u := 1; u < n; u++ {
 		gu := g[u]
 		// Drop the parabolas that the one at u is below at the start of their reign.
-		for q >= 0 {
-			tq, sq := t[q], s[q]
-			a, b := tq-sq, tq-u
-			if int64(a*a)+g[sq] <= int64(b*b)+gu {
+		for {
+			a := &st[q]
+			b := int64(a.t - u)
+			if a.h <= b*b+gu {
 				break
 			}
 			q--
+			if q < 0 {
+				break
+			}
 		}
 		if q < 0 {
+			// The parabola at u is the lowest from column 0 on.
 			q = 0
-			s[0] = u
+			st[0] = apex{s: u, t: 0, g: gu, h: int64(u)*int64(u) + gu}
 			continue
 		}
-		// The first x at which the parabola at u is below the one at s[q]: one more than
-		// floor(((u²-s²) + g[u] - g[s]) / (2(u-s))).
-		sq := s[q]
-		num := int64(u*u-sq*sq) + gu - g[sq]
-		den := int64(2 * (u - sq))
-		var sep int64
-		if num >= 0 {
-			sep = num / den
-		} else {
-			sep = -((-num + den - 1) / den)
-		}
-		if x := 1 + sep; x < int64(n) {
+		// The first x at which the parabola at u is below the top one: one more than
+		// floor(((u²-s²) + g[u] - g[s]) / (2(u-s))). The top one is no higher at its
+		// t >= 0, so that is at least t and the quotient is not negative.
+		a := &st[q]
+		num := int64(u*u-a.s*a.s) + gu - a.g
+		if x := 1 + int(uint64(num)/uint64(2*(u-a.s))); x < n {
 			q++
-			s[q] = u
-			t[q] = int(x)
+			b := int64(x - u)
+			st[q] = apex{s: u, t: x, g: gu, h: b*b + gu}
 		}
 	}
-	// The last column, a pad, is not output; t[0] is 0, so q stays at 0 or above.
-	if n-1 == t[q] {
+	// The last column, a pad, is not output; the bottom apex's t is 0, so q stays at 0
+	// or above.
+	if st[q].t == n-1 {
 		q--
 	}
+	a := st[q]
 	for x := n - 2; x >= 1; x-- {
-		dx := x - s[q]
-		out[x-1] = int32(min(int64(dx*dx)+g[s[q]], math.MaxInt32))
-		if x == t[q] {
+		dx := int64(x - a.s)
+		out[x-1] = int32(min(dx*dx+a.g, math.MaxInt32))
+		if x == a.t {
 			q--
+			a = st[q]
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package distance
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -162,6 +163,106 @@ func TestFindRunsWithinAShapeAreTheMasksRuns(t *testing.T) {
 		got, want := FindRunsWithin(in, FindRuns(shape, tc.w, tc.h), tc.w), FindRuns(in, tc.w, tc.h)
 		if !slices.Equal(got.Spans, want.Spans) || !slices.Equal(got.Start, want.Start) {
 			t.Errorf("%s: runs %v from %v, want %v from %v", tc.name, got.Spans, got.Start, want.Spans, want.Start)
+		}
+	}
+}
+
+// TestEnvelopesEqualTheDefinition checks both ways of finding a run's lower envelope,
+// whichever TransformRuns would choose, against min_i (x-i)² + g[i].
+func TestEnvelopesEqualTheDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name string
+		n    int // the run's pixels
+		most int // the largest column distance
+	}{
+		{"one pixel", 1, 3},
+		{"a thin line", 5, 2},
+		{"a short run, deep", 6, 40},
+		{"a long shallow run", 80, 3},
+		{"a long deep run", 120, 60},
+		{"a wide area", 300, 150},
+		{"distances near the int32 cap", 40, 46340},
+	} {
+		for trial := range 50 {
+			g := make([]int64, tc.n+2)
+			for k := 1; k <= tc.n; k++ {
+				v := 1 + r.IntN(tc.most)
+				if trial%2 == 1 && k > 1 { // smooth, as a distance map is
+					v = max(1, min(tc.most, int(math.Sqrt(float64(g[k-1])))+r.IntN(3)-1))
+				}
+				g[k] = int64(v) * int64(v)
+			}
+			want := make([]int32, tc.n)
+			for x := 1; x <= tc.n; x++ {
+				best := int64(math.MaxInt64)
+				for i, gi := range g {
+					best = min(best, int64((x-i)*(x-i))+gi)
+				}
+				want[x-1] = int32(min(best, math.MaxInt32))
+			}
+			near, scan := make([]int32, tc.n), make([]int32, tc.n)
+			envelopeNear(g, near)
+			envelopeScan(make([]apex, len(g)), g, scan)
+			if !slices.Equal(near, want) || !slices.Equal(scan, want) {
+				t.Fatalf("%s, trial %d: g %v: near %v, scan %v, want %v", tc.name, trial, g, near, scan, want)
+			}
+		}
+	}
+}
+
+// BenchmarkEnvelope times both envelopes on runs of n pixels whose column distances
+// are up to most, for nearSteps.
+func BenchmarkEnvelope(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, tc := range []struct{ n, most int }{{8, 2}, {8, 4}, {20, 3}, {20, 6}, {40, 4}, {40, 8}, {40, 20}, {200, 30}} {
+		g := make([]int64, tc.n+2)
+		steps := 0
+		for k := 1; k <= tc.n; k++ {
+			v := 1 + r.IntN(tc.most)
+			g[k] = int64(v) * int64(v)
+			steps += min(v, k, tc.n-k+1)
+		}
+		out := make([]int32, tc.n)
+		st := make([]apex, len(g))
+		name := fmt.Sprintf("n=%d,most=%d,steps/px=%.1f", tc.n, tc.most, float64(steps)/float64(tc.n))
+		b.Run(name+"/near", func(b *testing.B) {
+			for b.Loop() {
+				envelopeNear(g, out)
+			}
+		})
+		b.Run(name+"/scan", func(b *testing.B) {
+			for b.Loop() {
+				envelopeScan(st, g, out)
+			}
+		})
+	}
+}
+
+// TestNextSetFindsTheFirst checks nextSet, which reads eight elements at a time,
+// against a look at each element, from every start, on rows of every length up to 40.
+func TestNextSetFindsTheFirst(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for n := range 41 {
+		for _, fill := range []float64{0, 0.05, 0.5, 0.95, 1} {
+			row := make([]bool, n)
+			for i := range row {
+				row[i] = r.Float64() < fill
+			}
+			for x := 0; x <= n; x++ {
+				for _, v := range []bool{true, false} {
+					want := n
+					for i := x; i < n; i++ {
+						if row[i] == v {
+							want = i
+							break
+						}
+					}
+					if got := nextSet(row, x, v); got != want {
+						t.Fatalf("row %v from %d: the first %v at %d, want %d", row, x, v, got, want)
+					}
+				}
+			}
 		}
 	}
 }
