@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -314,17 +315,22 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 // whether it ends a ridge: it returns n, that pixel's index (len(layer) at the layer's
 // end), and whether it took any pixel out. It calls nothing, so that its loop's
 // variables stay in registers.
+//
+// The layer's pixels are inside sk's frame, and sk has a byte past the frame's end, so
+// the three words read around a pixel q (from q-pw-1 to q+pw+2) lie within sk: they
+// are read without bounds tests, which took a third of the loop's instructions.
 func sweep(sk []uint8, layer []int32, n, i, pw int, free uint8) (int, int, bool) {
+	base := unsafe.Pointer(unsafe.SliceData(sk))
 	gone := false
 	for ; i < len(layer); i++ {
 		p := layer[i]
-		q := int(p)
+		left := unsafe.Add(base, int(p)-1) // the pixel's left neighbour
 		k := removal[columns(
-			binary.LittleEndian.Uint32(sk[q-pw-1:q-pw+3]),
-			binary.LittleEndian.Uint32(sk[q-1:q+3]),
-			binary.LittleEndian.Uint32(sk[q+pw-1:q+pw+3]))]
+			binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(left, -pw))[:]),
+			binary.LittleEndian.Uint32((*[4]byte)(left)[:]),
+			binary.LittleEndian.Uint32((*[4]byte)(unsafe.Add(left, pw))[:]))]
 		if k&free != 0 {
-			sk[q] = 0
+			*(*uint8)(unsafe.Add(left, 1)) = 0
 			gone = true
 			continue
 		}
