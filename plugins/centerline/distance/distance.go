@@ -40,39 +40,50 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// counts each run of shape pixels from its top; where the run ends (at paper or at
 	// the image's bottom edge), its lower half is set to the distance to that end, the
 	// nearer one there. Columns are independent; a band of them is swept row by row, over
-	// the runs of each row (the shape pixels, counted) and of the row above (where a
-	// column's run may end: there, a pixel still 0 is paper, as the band alone writes
-	// its columns and runEnd only the rows above).
+	// the runs of each row (the shape pixels, counted) and the gaps they leave in the
+	// runs of the row above (where a column's run ends), found by walking both rows'
+	// runs together rather than by looking at each pixel of the row above again.
 	_ = parallel.For(context.Background(), w, 64, func(_, lo, hi int) {
-		for y := 0; y < h; y++ {
-			row := d[y*w : (y+1)*w]
-			if y == 0 {
-				for _, r := range rs.within(0, lo, hi) {
-					a, b := clip(r, lo, hi)
-					for k := a; k < b; k++ {
-						row[k] = 1
-					}
-				}
-				continue
+		prev := rs.within(0, lo, hi)
+		for _, r := range prev {
+			a, b := clip(r, lo, hi)
+			for k := a; k < b; k++ {
+				d[k] = 1
 			}
-			above := d[(y-1)*w : y*w]
-			for _, r := range rs.within(y, lo, hi) {
+		}
+		for y := 1; y < h; y++ {
+			row, above := d[y*w:(y+1)*w], d[(y-1)*w:y*w]
+			cur := rs.within(y, lo, hi)
+			for _, r := range cur {
 				a, b := clip(r, lo, hi)
 				for k := a; k < b; k++ {
 					row[k] = above[k] + 1
 				}
 			}
-			for _, r := range rs.within(y-1, lo, hi) {
+			j := 0
+			for _, r := range prev {
 				a, b := clip(r, lo, hi)
-				for k := a; k < b; k++ {
-					if row[k] == 0 && above[k] > 1 {
-						runEnd(d, w, k, y, above[k])
+				for x := a; x < b; {
+					for j < len(cur) && int(cur[j].B) <= x {
+						j++
 					}
+					// Columns x up to the next run of row y (or b) end their runs.
+					gap, next := b, b
+					if j < len(cur) && int(cur[j].A) < b {
+						gap, next = max(x, int(cur[j].A)), int(cur[j].B)
+					}
+					for k := x; k < gap; k++ {
+						if above[k] > 1 {
+							runEnd(d, w, k, y, above[k])
+						}
+					}
+					x = next
 				}
 			}
+			prev = cur
 		}
 		last := d[(h-1)*w : h*w]
-		for _, r := range rs.within(h-1, lo, hi) {
+		for _, r := range prev {
 			a, b := clip(r, lo, hi)
 			for k := a; k < b; k++ {
 				if v := last[k]; v > 1 {
