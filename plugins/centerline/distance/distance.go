@@ -436,12 +436,14 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 	})
 	// The second phase needs only whether a pixel is within r of the core, not its
 	// distance: whether a column i of its run reaches it, |x-i| <= half[g(i)], the
-	// largest whole dx with dx² + g(i)² <= r² (-1: none). A sweep right carries the
-	// farthest reach of the columns so far, and one left the same the other way.
+	// largest whole dx with dx² + g(i)² <= r² (none: far below any column's index, so
+	// that it reaches nothing either way). A sweep right carries the farthest reach of
+	// the columns so far, and one left the same the other way.
+	const none = math.MinInt32
 	half := make([]int, int(far)+1)
 	capped := r2 >= math.MaxInt32
 	for v := range half {
-		half[v] = -1
+		half[v] = none
 		v2 := int64(v) * int64(v)
 		if float64(v2) > r2 {
 			continue
@@ -464,23 +466,19 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 				if a >= x {
 					continue
 				}
-				// A run with no core pixel within r in any of its columns has none
-				// within r at all (the paths to it are longer): nothing to open. Most
-				// runs of a drawing's lines are so.
-				near := far
 				run := gRow[a:x]
-				for _, v := range run {
-					near = min(near, v)
-				}
-				if half[near] < 0 {
-					continue
-				}
 				o := out[(y+b.y0)*w+b.x0+a:]
 				o = o[:len(run)]
 				reach := -1
 				for k, v := range run {
 					reach = max(reach, k+half[v])
 					o[k] = reach >= k
+				}
+				// A run with no core pixel within r in any of its columns has none
+				// within r at all (the paths to it are longer): nothing to open (out
+				// was false there, and stays so). Most runs of a drawing's lines are so.
+				if reach < 0 {
+					continue
 				}
 				reach = len(run)
 				for k := len(run) - 1; k >= 0; k-- {
