@@ -547,7 +547,8 @@ func envelopeNear(g []int64, out []int32) {
 }
 
 // envelopeScan is envelopeNear by Meijster's lower-envelope scan, given a stack of
-// len(g) apexes for the parabolas still on the envelope.
+// len(g) apexes for the parabolas still on the envelope. The first, the pad's, stays at
+// the bottom: it is 0 at column 0, where no other is as low.
 func envelopeScan(st []apex, g []int64, out []int32) {
 	n := len(g)
 	st = st[:n]
@@ -556,27 +557,18 @@ func envelopeScan(st []apex, g []int64, out []int32) {
 	for u := 1; u < n; u++ {
 		gu := g[u]
 		// Drop the parabolas that the one at u is below at the start of their reign.
+		a := &st[q]
 		for {
-			a := &st[q]
 			b := int64(a.t - u)
 			if a.h <= b*b+gu {
 				break
 			}
 			q--
-			if q < 0 {
-				break
-			}
-		}
-		if q < 0 {
-			// The parabola at u is the lowest from column 0 on.
-			q = 0
-			st[0] = apex{s: u, t: 0, g: gu, h: int64(u)*int64(u) + gu}
-			continue
+			a = &st[q]
 		}
 		// The first x at which the parabola at u is below the top one: one more than
 		// floor(((u²-s²) + g[u] - g[s]) / (2(u-s))). The top one is no higher at its
 		// t >= 0, so that is at least t and the quotient is not negative.
-		a := &st[q]
 		num := int64(u*u-a.s*a.s) + gu - a.g
 		if x := 1 + int(uint64(num)/uint64(2*(u-a.s))); x < n {
 			q++
