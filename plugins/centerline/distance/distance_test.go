@@ -239,18 +239,20 @@ func BenchmarkEnvelope(b *testing.B) {
 	}
 }
 
-// TestNextSetFindsTheFirst checks nextSet, which reads eight elements at a time,
-// against a look at each element, from every start, on rows of every length up to 40.
+// TestNextSetFindsTheFirst checks nextSet, which reads eight bytes at a time, against
+// a look at each byte, from every start, on rows of every length up to 40.
 func TestNextSetFindsTheFirst(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for n := range 41 {
 		for _, fill := range []float64{0, 0.05, 0.5, 0.95, 1} {
-			row := make([]bool, n)
+			row := make([]byte, n)
 			for i := range row {
-				row[i] = r.Float64() < fill
+				if r.Float64() < fill {
+					row[i] = 1
+				}
 			}
 			for x := 0; x <= n; x++ {
-				for _, v := range []bool{true, false} {
+				for _, v := range []byte{1, 0} {
 					want := n
 					for i := x; i < n; i++ {
 						if row[i] == v {
