@@ -96,6 +96,8 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// run of shape pixels alone, with the pixels outside the shape (g = 0) or the
 	// outside of the image at either end: no parabola beyond them can be lower.
 	scratch := newScratch(parallel.Workers(h, 16), w+2)
+	// No distance needs capping at MaxInt32 in an image under 32768 pixels a side.
+	small := int64(w+2)*int64(w+2)+int64(h)*int64(h) <= math.MaxInt32
 	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
 		sc := &scratch[worker]
 		for y := lo; y < hi; y++ {
@@ -114,7 +116,7 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 				if m+2 <= shortRun || reach <= shallowReach*m {
 					envelopeNear(g, run)
 				} else {
-					envelopeScan(sc.apex, g, run)
+					envelopeScan(sc.apex, g, run, small)
 				}
 			}
 		}
@@ -545,8 +547,10 @@ func envelopeNear(g []int64, out []int32) {
 
 // envelopeScan is envelopeNear by Meijster's lower-envelope scan, given a stack of
 // len(g) apexes for the parabolas still on the envelope. The first, the pad's, stays at
-// the bottom: it is 0 at column 0, where no other is as low.
-func envelopeScan(st []apex, g []int64, out []int32) {
+// the bottom: it is 0 at column 0, where no other is as low. small says that no value
+// can exceed MaxInt32 (len(g)² plus the largest of g is within it), so that none is
+// capped.
+func envelopeScan(st []apex, g []int64, out []int32, small bool) {
 	n := len(g)
 	st = st[:n]
 	q := 0
@@ -579,6 +583,17 @@ func envelopeScan(st []apex, g []int64, out []int32) {
 		q--
 	}
 	a := st[q]
+	if small {
+		for x := n - 2; x >= 1; x-- {
+			dx := int64(x - a.s)
+			out[x-1] = int32(dx*dx + a.g)
+			if x == a.t {
+				q--
+				a = st[q]
+			}
+		}
+		return
+	}
 	for x := n - 2; x >= 1; x-- {
 		dx := int64(x - a.s)
 		out[x-1] = int32(min(dx*dx+a.g, math.MaxInt32))

@@ -201,11 +201,17 @@ func TestEnvelopesEqualTheDefinition(t *testing.T) {
 				}
 				want[x-1] = int32(min(best, math.MaxInt32))
 			}
-			near, scan := make([]int32, tc.n), make([]int32, tc.n)
+			near, scan, scanSmall := make([]int32, tc.n), make([]int32, tc.n), make([]int32, tc.n)
 			envelopeNear(g, near)
-			envelopeScan(make([]apex, len(g)), g, scan)
+			envelopeScan(make([]apex, len(g)), g, scan, false)
 			if !slices.Equal(near, want) || !slices.Equal(scan, want) {
 				t.Fatalf("%s, trial %d: g %v: near %v, scan %v, want %v", tc.name, trial, g, near, scan, want)
+			}
+			if int64(len(g))*int64(len(g))+slices.Max(g) <= math.MaxInt32 {
+				envelopeScan(make([]apex, len(g)), g, scanSmall, true)
+				if !slices.Equal(scanSmall, want) {
+					t.Fatalf("%s, trial %d: g %v: scan (no cap) %v, want %v", tc.name, trial, g, scanSmall, want)
+				}
 			}
 		}
 	}
@@ -233,7 +239,7 @@ func BenchmarkEnvelope(b *testing.B) {
 		})
 		b.Run(name+"/scan", func(b *testing.B) {
 			for b.Loop() {
-				envelopeScan(st, g, out)
+				envelopeScan(st, g, out, true)
 			}
 		})
 	}
