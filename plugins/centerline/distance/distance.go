@@ -509,6 +509,7 @@ type apex struct {
 	g, h int64
 }
 
+// newScratch returns the buffers of workers workers for runs of up to n-2 pixels.
 func newScratch(workers, n int) []rowScratch {
 	sc := make([]rowScratch, workers)
 	for k := range sc {
