@@ -580,29 +580,32 @@ func envelopeScan(st []apex, g []int64, out []int32, small bool) {
 			st[q] = apex{s: u, t: x, g: gu, h: b*b + gu}
 		}
 	}
-	// The last column, a pad, is not output; the bottom apex's t is 0, so q stays at 0
-	// or above.
-	if st[q].t == n-1 {
-		q--
-	}
-	a := st[q]
-	if small {
-		for x := n - 2; x >= 1; x-- {
-			dx := int64(x - a.s)
-			out[x-1] = int32(dx*dx + a.g)
-			if x == a.t {
-				q--
-				a = st[q]
+	// Each apex is the lowest from its t up to the next one's (the top one's up to the
+	// last column, a pad, which is not output): its values there are (x-s)² + g, found
+	// by adding the odd numbers 2(x-s)+1 from one column to the next.
+	end := n - 1
+	for ; q >= 0 && end > 1; q-- {
+		a := &st[q]
+		lo := max(a.t, 1)
+		if lo >= end {
+			continue
+		}
+		o := out[lo-1 : end-1]
+		dx := int64(lo - a.s)
+		v, step := dx*dx+a.g, 2*dx+1
+		if small {
+			for k := range o {
+				o[k] = int32(v)
+				v += step
+				step += 2
+			}
+		} else {
+			for k := range o {
+				o[k] = int32(min(v, math.MaxInt32))
+				v += step
+				step += 2
 			}
 		}
-		return
-	}
-	for x := n - 2; x >= 1; x-- {
-		dx := int64(x - a.s)
-		out[x-1] = int32(min(dx*dx+a.g, math.MaxInt32))
-		if x == a.t {
-			q--
-			a = st[q]
-		}
+		end = lo
 	}
 }
