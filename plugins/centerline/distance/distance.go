@@ -411,6 +411,17 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 		}
 		span[y] = [2]int{a, e}
 	}
+	// And a column's distance is under far at all only within far-1 rows of a core
+	// pixel in it, above or below: near[y] holds the columns that have one in the rows
+	// from y-far+1 to y+far-1, the only ones the second phase can find within reach.
+	near := make([][2]int, bh)
+	for y := range near {
+		a, e := bw, 0
+		for yy := y; yy < min(bh, y+int(far)); yy++ {
+			a, e = min(a, span[yy][0]), max(e, span[yy][1])
+		}
+		near[y] = [2]int{a, e}
+	}
 	_ = parallel.For(context.Background(), bw, 64, func(_, lo, hi int) {
 		for y := range bh {
 			a, e := max(lo, span[y][0]), min(hi, span[y][1])
@@ -474,8 +485,8 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 			for _, r := range rs.Row(y + b.y0) {
 				// The run's columns in the box, from its left edge.
 				a, x := max(int(r.A), b.x0)-b.x0, min(int(r.B), b.x1+1)-b.x0
-				if a >= x {
-					continue
+				if a >= x || x <= near[y][0] || a >= near[y][1] {
+					continue // no column of the run within reach: nothing to open
 				}
 				run := gRow[a:x]
 				o := out[(y+b.y0)*w+b.x0+a:]
