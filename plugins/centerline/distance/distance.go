@@ -285,6 +285,7 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	grow := int(math.Ceil(r))
 	var out []bool
 	var boxes []box
+	var nears [][][2]int // each box's columns near its core, by row (see opening)
 	var ends [][2]int32 // each row's first and last core pixel (-1: none)
 	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
 	// common: each group of closer rows is opened in its own box, the group's cores
@@ -301,9 +302,9 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
 		// A column distance above r is as good as infinite.
 		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-			opening(rs, d, t, b, uint8(far), r2, ends, out)
+			nears = append(nears, opening(rs, d, t, b, uint8(far), r2, ends, out))
 		} else {
-			opening(rs, d, t, b, int32(far), r2, ends, out)
+			nears = append(nears, opening(rs, d, t, b, int32(far), r2, ends, out))
 		}
 		boxes = append(boxes, b)
 		b = box{x0: w, y0: -1, w: w}
@@ -358,9 +359,13 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	}
 	// The opening's runs, in its boxes (nothing is open outside them).
 	inBox := Runs{Start: make([]int32, h+1)}
-	for _, b := range boxes {
+	for k, b := range boxes {
 		for y := b.y0; y <= b.y1; y++ {
-			inBox.Spans = append(inBox.Spans, Span{int32(b.x0), int32(b.x1 + 1)})
+			// An open pixel is within r of a core pixel, in a column near it.
+			near := nears[k][y-b.y0]
+			if a, e := max(0, near[0]-grow), min(b.x1-b.x0+1, near[1]+grow); a < e {
+				inBox.Spans = append(inBox.Spans, Span{int32(b.x0 + a), int32(b.x0 + e)})
+			}
 			inBox.Start[y+1] = int32(len(inBox.Spans))
 		}
 	}
@@ -378,8 +383,10 @@ type box struct{ x0, y0, x1, y1, w int }
 const maxSpanRows = 64
 
 // opening is Opening's work on box b, with column distances of type T capped at far.
-// ends, when not nil, holds each image row's first and last core pixel (-1: none).
-func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, ends [][2]int32, out []bool) {
+// ends, when not nil, holds each image row's first and last core pixel (-1: none). It
+// returns, for each row of the box, the box's columns a <= x < b that have a core pixel
+// within far-1 rows (all of them when ends is nil).
+func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, ends [][2]int32, out []bool) [][2]int {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	// The column distance to the core, capped at far, in one sweep down: counted from
 	// the core above, and lowered above the top of each run of core pixels. It starts
@@ -517,6 +524,7 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 			}
 		}
 	})
+	return near
 }
 
 // rowScratch is one worker's buffers for the second phase.
