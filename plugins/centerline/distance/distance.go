@@ -314,11 +314,16 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	ends = make([][2]int32, h)
 	_ = parallel.For(context.Background(), h, 16, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
-			// Core pixels are shape pixels: the row's runs are looked at alone.
+			// Core pixels are shape pixels: the row's runs are looked at alone, and not
+			// those too short to hold one (no pixel of a run of n is farther than
+			// (n+1)/2 from its ends): most runs of a drawing's lines.
 			row, runs := d[y*w:(y+1)*w], rs.Row(y)
 			x0, x1 := -1, -1
 		first:
 			for _, r := range runs {
+				if half := int64(r.B-r.A+1) / 2; half*half < int64(t) {
+					continue
+				}
 				for x := int(r.A); x < int(r.B); x++ {
 					if row[x] >= t {
 						x0 = x
@@ -329,6 +334,9 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 			if x0 >= 0 {
 			last:
 				for k := len(runs) - 1; k >= 0; k-- {
+					if half := int64(runs[k].B-runs[k].A+1) / 2; half*half < int64(t) {
+						continue
+					}
 					for x := int(runs[k].B) - 1; x >= max(x0, int(runs[k].A)); x-- {
 						if row[x] >= t {
 							x1 = x

@@ -274,3 +274,41 @@ func TestNextSetFindsTheFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestOpeningFindsALoneCore opens squares each of whose core (the pixels a disc of
+// radius r fits around) is its centre alone, on a row of the square's width: the
+// narrowest run that holds a core.
+func TestOpeningFindsALoneCore(t *testing.T) {
+	for _, tc := range []struct{ side, w, h int }{{3, 9, 7}, {5, 11, 9}, {7, 13, 13}, {9, 30, 12}} {
+		k := tc.side / 2
+		in := make([]bool, tc.w*tc.h)
+		cx, cy := tc.w/2, tc.h/2
+		for y := cy - k; y <= cy+k; y++ {
+			for x := cx - k; x <= cx+k; x++ {
+				in[y*tc.w+x] = true
+			}
+		}
+		d := Transform(in, tc.w, tc.h)
+		r := float64(k + 1) // the centre is k+1 from the paper, every other pixel nearer
+		set := make([]bool, len(in))
+		for i, v := range d {
+			set[i] = float64(v) >= r*r
+		}
+		if n := len(slices.DeleteFunc(slices.Clone(set), func(b bool) bool { return !b })); n != 1 {
+			t.Fatalf("side %d: %d core pixels, want 1", tc.side, n)
+		}
+		want := bruteToSet(set, tc.w, tc.h)
+		got, runs := OpeningRuns(FindRuns(in, tc.w, tc.h), d, tc.w, tc.h, r)
+		if got == nil {
+			t.Fatalf("side %d: no opening, want the disc around the centre", tc.side)
+		}
+		for i := range in {
+			if w := in[i] && float64(want[i]) <= r*r; got[i] != w {
+				t.Fatalf("side %d: pixel (%d,%d) in the opening %v, want %v", tc.side, i%tc.w, i/tc.w, got[i], w)
+			}
+		}
+		if want := FindRuns(got, tc.w, tc.h); !slices.Equal(runs.Spans, want.Spans) {
+			t.Errorf("side %d: the opening's runs are %v, want %v", tc.side, runs.Spans, want.Spans)
+		}
+	}
+}
