@@ -286,7 +286,7 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	var out []bool
 	var boxes []box
 	var nears [][][2]int // each box's columns near its core, by row (see opening)
-	var ends [][2]int32 // each row's first and last core pixel (-1: none)
+	var ends [][2]int32  // each row's first and last core pixel (-1: none)
 	// Core pixels in rows more than 2·grow+1 apart have no pixel within reach in
 	// common: each group of closer rows is opened in its own box, the group's cores
 	// grown by grow (boxes of different groups share no row), so that the paper
