@@ -1,6 +1,7 @@
 package distance
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -162,6 +163,152 @@ func TestFindRunsWithinAShapeAreTheMasksRuns(t *testing.T) {
 		got, want := FindRunsWithin(in, FindRuns(shape, tc.w, tc.h), tc.w), FindRuns(in, tc.w, tc.h)
 		if !slices.Equal(got.Spans, want.Spans) || !slices.Equal(got.Start, want.Start) {
 			t.Errorf("%s: runs %v from %v, want %v from %v", tc.name, got.Spans, got.Start, want.Spans, want.Start)
+		}
+	}
+}
+
+// TestEnvelopesEqualTheDefinition checks both ways of finding a run's lower envelope,
+// whichever TransformRuns would choose, against min_i (x-i)² + g[i].
+func TestEnvelopesEqualTheDefinition(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name string
+		n    int // the run's pixels
+		most int // the largest column distance
+	}{
+		{"one pixel", 1, 3},
+		{"a thin line", 5, 2},
+		{"a short run, deep", 6, 40},
+		{"a long shallow run", 80, 3},
+		{"a long deep run", 120, 60},
+		{"a wide area", 300, 150},
+		{"distances near the int32 cap", 40, 46340},
+	} {
+		for trial := range 50 {
+			g := make([]int64, tc.n+2)
+			for k := 1; k <= tc.n; k++ {
+				v := 1 + r.IntN(tc.most)
+				if trial%2 == 1 && k > 1 { // smooth, as a distance map is
+					v = max(1, min(tc.most, int(math.Sqrt(float64(g[k-1])))+r.IntN(3)-1))
+				}
+				g[k] = int64(v) * int64(v)
+			}
+			want := make([]int32, tc.n)
+			for x := 1; x <= tc.n; x++ {
+				best := int64(math.MaxInt64)
+				for i, gi := range g {
+					best = min(best, int64((x-i)*(x-i))+gi)
+				}
+				want[x-1] = int32(min(best, math.MaxInt32))
+			}
+			near, scan, scanSmall := make([]int32, tc.n), make([]int32, tc.n), make([]int32, tc.n)
+			envelopeNear(g, near)
+			envelopeScan(make([]apex, len(g)), g, scan, false)
+			if !slices.Equal(near, want) || !slices.Equal(scan, want) {
+				t.Fatalf("%s, trial %d: g %v: near %v, scan %v, want %v", tc.name, trial, g, near, scan, want)
+			}
+			if int64(len(g))*int64(len(g))+slices.Max(g) <= math.MaxInt32 {
+				envelopeScan(make([]apex, len(g)), g, scanSmall, true)
+				if !slices.Equal(scanSmall, want) {
+					t.Fatalf("%s, trial %d: g %v: scan (no cap) %v, want %v", tc.name, trial, g, scanSmall, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkEnvelope times both envelopes on runs of n pixels whose column distances
+// are up to most, for nearSteps.
+func BenchmarkEnvelope(b *testing.B) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, tc := range []struct{ n, most int }{{8, 2}, {8, 4}, {20, 3}, {20, 6}, {40, 4}, {40, 8}, {40, 20}, {200, 30}} {
+		g := make([]int64, tc.n+2)
+		steps := 0
+		for k := 1; k <= tc.n; k++ {
+			v := 1 + r.IntN(tc.most)
+			g[k] = int64(v) * int64(v)
+			steps += min(v, k, tc.n-k+1)
+		}
+		out := make([]int32, tc.n)
+		st := make([]apex, len(g))
+		name := fmt.Sprintf("n=%d,most=%d,steps/px=%.1f", tc.n, tc.most, float64(steps)/float64(tc.n))
+		b.Run(name+"/near", func(b *testing.B) {
+			for b.Loop() {
+				envelopeNear(g, out)
+			}
+		})
+		b.Run(name+"/scan", func(b *testing.B) {
+			for b.Loop() {
+				envelopeScan(st, g, out, true)
+			}
+		})
+	}
+}
+
+// TestNextSetFindsTheFirst checks nextSet, which reads eight bytes at a time, against
+// a look at each byte, from every start, on rows of every length up to 40.
+func TestNextSetFindsTheFirst(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for n := range 41 {
+		for _, fill := range []float64{0, 0.05, 0.5, 0.95, 1} {
+			row := make([]byte, n)
+			for i := range row {
+				if r.Float64() < fill {
+					row[i] = 1
+				}
+			}
+			for x := 0; x <= n; x++ {
+				for _, v := range []byte{1, 0} {
+					want := n
+					for i := x; i < n; i++ {
+						if row[i] == v {
+							want = i
+							break
+						}
+					}
+					if got := nextSet(row, x, v); got != want {
+						t.Fatalf("row %v from %d: the first %v at %d, want %d", row, x, v, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestOpeningFindsALoneCore opens squares each of whose core (the pixels a disc of
+// radius r fits around) is its centre alone, on a row of the square's width: the
+// narrowest run that holds a core.
+func TestOpeningFindsALoneCore(t *testing.T) {
+	for _, tc := range []struct{ side, w, h int }{{3, 9, 7}, {5, 11, 9}, {7, 13, 13}, {9, 30, 12}} {
+		k := tc.side / 2
+		in := make([]bool, tc.w*tc.h)
+		cx, cy := tc.w/2, tc.h/2
+		for y := cy - k; y <= cy+k; y++ {
+			for x := cx - k; x <= cx+k; x++ {
+				in[y*tc.w+x] = true
+			}
+		}
+		d := Transform(in, tc.w, tc.h)
+		r := float64(k + 1) // the centre is k+1 from the paper, every other pixel nearer
+		set := make([]bool, len(in))
+		for i, v := range d {
+			set[i] = float64(v) >= r*r
+		}
+		if n := len(slices.DeleteFunc(slices.Clone(set), func(b bool) bool { return !b })); n != 1 {
+			t.Fatalf("side %d: %d core pixels, want 1", tc.side, n)
+		}
+		want := bruteToSet(set, tc.w, tc.h)
+		got, runs := OpeningRuns(FindRuns(in, tc.w, tc.h), d, tc.w, tc.h, r)
+		if got == nil {
+			t.Fatalf("side %d: no opening, want the disc around the centre", tc.side)
+		}
+		for i := range in {
+			if w := in[i] && float64(want[i]) <= r*r; got[i] != w {
+				t.Fatalf("side %d: pixel (%d,%d) in the opening %v, want %v", tc.side, i%tc.w, i/tc.w, got[i], w)
+			}
+		}
+		if want := FindRuns(got, tc.w, tc.h); !slices.Equal(runs.Spans, want.Spans) {
+			t.Errorf("side %d: the opening's runs are %v, want %v", tc.side, runs.Spans, want.Spans)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -340,5 +341,109 @@ func TestColumnsPacksEveryNeighbourhood(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// plainThin is ThinRuns' thinning written plainly: the shape's pixels by distance then
+// index, each layer swept until a sweep removes nothing, a simple pixel removed when it
+// has two neighbours or more (and, in phase 0 of a layer at least 3 px deep, does not
+// end a two-pixel-wide line) or when a neighbour is deeper by half a pixel or more.
+// It returns the pixels kept, in the order thinned.
+func plainThin(in []bool, d []int32, w, h int) []int32 {
+	on := slices.Clone(in)
+	at := func(x, y int) bool { return x >= 0 && y >= 0 && x < w && y < h && on[y*w+x] }
+	var px []int
+	for i, v := range in {
+		if v {
+			px = append(px, i)
+		}
+	}
+	slices.SortStableFunc(px, func(a, b int) int { return cmp.Compare(d[a], d[b]) })
+	var kept []int32
+	for len(px) > 0 {
+		n := 1
+		for n < len(px) && d[px[n]] == d[px[0]] {
+			n++
+		}
+		layer, dl := px[:n], d[px[0]]
+		px = px[n:]
+		for phase := 0; phase < 2; phase++ {
+			if phase == 1 && dl < 9 {
+				break
+			}
+			for changed := true; changed; {
+				changed = false
+				var next []int
+				for _, i := range layer {
+					x, y := i%w, i/w
+					c, count := 0, 0
+					for k, o := range ring {
+						if at(x+o[0], y+o[1]) {
+							c |= 1 << k
+							count++
+						}
+					}
+					remove := false
+					if simple[c] {
+						remove = count >= 2 && !(phase == 0 && dl >= 9 && tip[c])
+						if !remove {
+							// It ends no ridge: a neighbour is deeper by half a pixel.
+							limit := math.Sqrt(float64(d[i])) + 0.5
+							for _, o := range ring {
+								if at(x+o[0], y+o[1]) && float64(d[(y+o[1])*w+x+o[0]]) >= limit*limit {
+									remove = true
+								}
+							}
+						}
+					}
+					if remove {
+						on[i] = false
+						changed = true
+					} else {
+						next = append(next, i)
+					}
+				}
+				layer = next
+			}
+		}
+		for _, i := range layer {
+			kept = append(kept, int32(i))
+		}
+	}
+	return kept
+}
+
+// TestThinIsThePlainThinning checks ThinRuns against plainThin on random shapes: blobs,
+// bands and ragged noise.
+func TestThinIsThePlainThinning(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 4))
+	for trial := range 40 {
+		w, h := 10+r.IntN(70), 10+r.IntN(60)
+		in := make([]bool, w*h)
+		for range 1 + r.IntN(6) {
+			cx, cy, rr := r.IntN(w), r.IntN(h), 1+r.IntN(12)
+			band := r.IntN(3) == 0
+			for y := range h {
+				for x := range w {
+					dx, dy := x-cx, y-cy
+					if band && abs(dx-dy) <= rr/2 || !band && dx*dx+dy*dy <= rr*rr {
+						in[y*w+x] = true
+					}
+				}
+			}
+		}
+		for i := range in {
+			if r.IntN(20) == 0 {
+				in[i] = !in[i]
+			}
+		}
+		d := distance.Transform(in, w, h)
+		sk, err := Thin(context.Background(), in, d, w, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := plainThin(in, d, w, h); !slices.Equal(sk.at, want) {
+			t.Fatalf("trial %d, %dx%d: thinned to %v, want %v", trial, w, h, sk.at, want)
+		}
 	}
 }
