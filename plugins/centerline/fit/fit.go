@@ -837,7 +837,10 @@ func (bf *buffers) sharpest(pts []Vec, steps []float64) int {
 		}
 	}
 	best, at := 2.0, 0
-	a, b := 0, 0
+	// a starts at the first point that back may be, n-1-n/2, rather than at 0: a point
+	// before it is never used (back falls back to j-1-n/2 then), and walking a from 0 to
+	// about n at the first point cost as much as all the other points' walks together.
+	a, b := n-1-n/2, 0
 	for i := range n {
 		j := n + i
 		// a: the nearest point at least k before j, at most n/2 points past j-1
