@@ -517,14 +517,16 @@ func (p *pieces) fit(j int, t1 Vec, tol float64) (Segment, bool) {
 func (p *pieces) cubic(t1, t2 Vec, tol float64) (Segment, bool) {
 	q, u := p.q, p.u
 	n := len(q)
-	p.w = slices.Grow(p.w[:0], n)[:n]
-	p.v = slices.Grow(p.v[:0], n)[:n]
-	p.s = slices.Grow(p.s[:0], n)[:n]
-	p.z = slices.Grow(p.z[:0], n)[:n]
-	p.d = slices.Grow(p.d[:0], n)[:n]
-	v, s, z, d := p.v, p.s, p.z, p.d
+	if cap(p.d) < n {
+		// the five scratch slices grow together, in one test instead of five
+		// slices.Grow (owl: cubic's own instructions 6.30M -> 5.87M per trace)
+		c := max(n, 2*cap(p.d))
+		p.w, p.v, p.s = make([][4]float64, c), make([]float64, c), make([][3]float64, c)
+		p.z, p.d = make([][3]float64, c), make([]Vec, c)
+	}
+	v, s, z, d := p.v[:n], p.s[:n], p.z[:n], p.d[:n]
 	v[0], v[n-1] = 0, 1
-	first := generate(q, u, t1, t2, p.w)
+	first := generate(q, u, t1, t2, p.w[:n])
 	c := curve{p0: q[0], p3: q[n-1], t1: t1, t2: t2, a1: first.P1.sub(first.P0).dot(t1), a2: first.P2.sub(first.P3).dot(t2)}
 	stop := hopeless * tol
 	e := c.distances(q, u, d, stop, tol, math.Inf(1))
@@ -824,17 +826,20 @@ func (bf *buffers) sharpest(pts []Vec, steps []float64) int {
 	const k = 3.0
 	// arc[j]: the length along the chain, up to three times round, from pts[0] to
 	// pts[j%n]; the points before and after point i (at j = n+i) move forward with i,
-	// and are never more than n/2 past 2n-1. (p walks (j-1)%n, without dividing.)
+	// and are never more than n/2 past 2n-1.
 	m := min(3*n, 2*n+n/2+1)
 	bf.arc = slices.Grow(bf.arc[:0], m)[:m]
 	arc := bf.arc
 	arc[0] = 0
-	steps = steps[:n]
-	for j, p := 1, 0; j < m; j++ {
-		arc[j] = arc[j-1] + steps[p]
-		if p++; p == n {
-			p = 0
+	// round by round, each step added in the same order as one loop over j would
+	for j := 1; j < m; {
+		prev := arc[j-1]
+		rest := arc[j:min(m, j+n)]
+		for p, d := range steps[:len(rest)] {
+			prev += d
+			rest[p] = prev
 		}
+		j += len(rest)
 	}
 	best, at := 2.0, 0
 	// a starts at the first point that back may be, n-1-n/2, rather than at 0: a point
