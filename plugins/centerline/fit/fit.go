@@ -289,10 +289,12 @@ func (bf *buffers) smoothSteps(run []Vec, passes, upto int) []Vec {
 		}
 		b[0], b[last] = a[0], a[last]
 		hi := min(last-1, upto+2*passes-1-s)
-		for i := 1; i <= hi; i++ {
-			lx := (a[i-1].X+a[i+1].X)/2 - a[i].X
-			ly := (a[i-1].Y+a[i+1].Y)/2 - a[i].Y
-			b[i] = Vec{a[i].X + f*lx, a[i].Y + f*ly}
+		// each point read once, its neighbours carried in registers from the last
+		// point's (owl: smoothSteps 6.75M -> 6.38M instructions per trace)
+		prev, cur := a[0], a[1]
+		for i, next := range a[2 : hi+2] {
+			b[i+1] = Vec{cur.X + f*((prev.X+next.X)/2-cur.X), cur.Y + f*((prev.Y+next.Y)/2-cur.Y)}
+			prev, cur = cur, next
 		}
 		a, b = b, a
 	}
