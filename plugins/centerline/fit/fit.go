@@ -531,7 +531,7 @@ func (p *pieces) cubic(t1, t2 Vec, tol float64) (Segment, bool) {
 	first := generate(q, u, t1, t2, p.w[:n])
 	c := curve{p0: q[0], p3: q[n-1], t1: t1, t2: t2, a1: first.P1.sub(first.P0).dot(t1), a2: first.P2.sub(first.P3).dot(t2)}
 	stop := hopeless * tol
-	e := c.distances(q, u, d, stop, tol, math.Inf(1))
+	e := c.distancesAt(q, p.w[:n], d, stop)
 	if e.worst <= tol || e.worst > stop {
 		return c.segment(), e.worst <= tol
 	}
@@ -647,6 +647,34 @@ func (c *curve) distances(pts []Vec, u []float64, d []Vec, stop, tol, most float
 		if sum >= most && worst > tol2 {
 			return sums{worst: math.Sqrt(worst), sum: math.Inf(1)}
 		}
+	}
+	return sums{worst: math.Sqrt(worst), sum: sum}
+}
+
+// distancesAt is distances without a most, at the parameters whose cubic's weights
+// generate left in w: each the same as distances finds them, taken instead of worked
+// out again (owl: the first distances of each try 7.39M -> 5.57M instructions per trace).
+func (c *curve) distancesAt(pts []Vec, w [][4]float64, d []Vec, stop float64) sums {
+	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
+	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
+	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
+	var worst, sum float64
+	stop2 := stop * stop
+	m := len(pts) - 1
+	pts, w, d = pts[:m], w[:m], d[:m]
+	for i := 1; i < len(pts); i++ {
+		b := &w[i]
+		dx := b[0]*x0 + b[1]*x1 + b[2]*x2 + b[3]*x3 - pts[i].X
+		dy := b[0]*y0 + b[1]*y1 + b[2]*y2 + b[3]*y3 - pts[i].Y
+		d[i] = Vec{dx, dy}
+		dd := dx*dx + dy*dy
+		if dd > worst {
+			worst = dd
+			if dd > stop2 {
+				return sums{worst: math.Sqrt(dd), sum: math.Inf(1)}
+			}
+		}
+		sum += dd
 	}
 	return sums{worst: math.Sqrt(worst), sum: sum}
 }
