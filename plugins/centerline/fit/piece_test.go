@@ -387,10 +387,12 @@ func TestFindCornersFindsTheCornersByWalking(t *testing.T) {
 		name   string
 		angle  float64
 		radius bool
+		half   bool // the radius of the first half of the points only
 	}{
-		{"sharp corners, no radius", 140, false},
-		{"blunt corners, no radius", 55, false},
-		{"corners looked for as far as the radius", 120, true},
+		{"sharp corners, no radius", 140, false, false},
+		{"blunt corners, no radius", 55, false, false},
+		{"corners looked for as far as the radius", 120, true, false},
+		{"a radius for the first half only", 120, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(30) {
@@ -410,6 +412,13 @@ func TestFindCornersFindsTheCornersByWalking(t *testing.T) {
 				}
 				if !tc.radius {
 					radius = nil
+				}
+				if tc.half {
+					// wide, so that k falls far where the radius stops
+					radius = radius[:len(radius)/2]
+					for i := range radius {
+						radius[i] *= 3
+					}
 				}
 				if got, want := new(buffers).findCorners(pts, stepsOf(pts, false), radius, tc.angle), cornersByWalking(pts, radius, tc.angle); !slices.Equal(got, want) {
 					t.Fatalf("seed %d: corners %v, by walking %v", seed, got, want)
