@@ -919,7 +919,13 @@ func (bf *buffers) sharpest(pts []Vec, steps []float64) int {
 			after -= n
 		}
 		u, v := pts[i].sub(pts[back]), pts[after].sub(pts[i])
-		c := u.dot(v) / math.Sqrt(u.dot(u)*v.dot(v))
+		dot := u.dot(v)
+		if dot >= 0 && best < 0 {
+			// c, of dot's sign (or NaN), is not below best (owl: sharpest 9.16M ->
+			// 8.95M instructions per trace)
+			continue
+		}
+		c := dot / math.Sqrt(u.dot(u)*v.dot(v))
 		if c < best {
 			best, at = c, i
 		}

@@ -310,18 +310,29 @@ func TestDedupeDropsRepeatsAndKeepsTheStepsBetweenTheRest(t *testing.T) {
 }
 
 func TestSharpestIsTheSharpestByWalking(t *testing.T) {
-	for _, n := range []int{3, 5, 12, 40, 200} {
-		for seed := range uint64(20) {
-			r := rand.New(rand.NewPCG(seed, uint64(n)))
-			// a wobbly closed chain round (50, 50), with steps of 0.3 to 2 px
-			pts := make([]Vec, n)
-			for i := range pts {
-				a := 2 * math.Pi * float64(i) / float64(n)
-				rr := float64(n)/(2*math.Pi)*(0.3+1.7*r.Float64()) + r.Float64()
-				pts[i] = Vec{50 + rr*math.Cos(a), 50 + rr*math.Sin(a)}
-			}
-			if got, want := new(buffers).sharpest(pts, stepsOf(pts, true)), sharpestByWalking(pts); got != want {
-				t.Fatalf("n %d seed %d: sharpest %d, by walking %d", n, seed, got, want)
+	for _, tc := range []struct {
+		name             string
+		lo, span, jitter float64
+	}{
+		// steps of 0.3 to 2 px, turning often by more than a right angle
+		{"wobbly", 0.3, 1.7, 1},
+		// nearly round, turning by less than a right angle at every point but the
+		// fewest (where sharpest may not skip the points turning less)
+		{"smooth", 1, 0.05, 0.05},
+	} {
+		for _, n := range []int{3, 5, 12, 40, 200} {
+			for seed := range uint64(20) {
+				r := rand.New(rand.NewPCG(seed, uint64(n)))
+				// a closed chain round (50, 50)
+				pts := make([]Vec, n)
+				for i := range pts {
+					a := 2 * math.Pi * float64(i) / float64(n)
+					rr := float64(n)/(2*math.Pi)*(tc.lo+tc.span*r.Float64()) + tc.jitter*r.Float64()
+					pts[i] = Vec{50 + rr*math.Cos(a), 50 + rr*math.Sin(a)}
+				}
+				if got, want := new(buffers).sharpest(pts, stepsOf(pts, true)), sharpestByWalking(pts); got != want {
+					t.Fatalf("%s, n %d seed %d: sharpest %d, by walking %d", tc.name, n, seed, got, want)
+				}
 			}
 		}
 	}
