@@ -232,16 +232,26 @@ func takeEvery(pts []Vec, every int) []Vec {
 func convolve(out, run, rev []Vec, k0 float64, kk []float64, every int) {
 	n, r := len(run), len(kk)
 	for i := (r + every - 1) / every * every; i < n-r; i += every {
-		before, after := rev[n-i:n-i+r], run[i+1:i+r+1]
-		before, after = before[:len(kk)], after[:len(kk)]
-		x, y := k0*run[i].X, k0*run[i].Y
-		for j, c := range kk {
-			b, a := before[j], after[j]
-			x += c * (b.X + a.X)
-			y += c * (b.Y + a.Y)
-		}
+		x, y := taps(k0*run[i].X, k0*run[i].Y, kk, rev[n-i:n-i+r], run[i+1:i+r+1])
 		out[i] = Vec{x, y}
 	}
+}
+
+// taps returns x and y plus the sums of the kernel's taps kk over the points before
+// and after one. It is convolve's inner loop, in a function of its own not inlined,
+// so that its loop keeps its values in registers (inlined, its counter and two slice
+// bases were spilled and read back at every tap; owl: convolve 8.91M -> 8.07M
+// instructions per trace).
+//
+//go:noinline
+func taps(x, y float64, kk []float64, before, after []Vec) (float64, float64) {
+	before, after = before[:len(kk)], after[:len(kk)]
+	for j, c := range kk {
+		b, a := before[j], after[j]
+		x += c * (b.X + a.X)
+		y += c * (b.Y + a.Y)
+	}
+	return x, y
 }
 
 const taubinLambda, taubinMu = 0.5, -0.53
