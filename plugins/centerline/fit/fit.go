@@ -638,7 +638,7 @@ type sums struct {
 // distance exceeds stop, or the sum reaches most with a distance above tol, it returns
 // the largest distance so far and an infinite sum: a step whose sum is not below most
 // is taken back unless the curve is within tol. d is its scratch space, as long as
-// pts. (cubic calls its two halves, distances and equations, apart.)
+// pts. (cubic calls its halves apart: distancesAt or slid, then equations.)
 func (c *curve) normal(pts []Vec, u []float64, s [][3]float64, d []Vec, stop, tol, most float64) sums {
 	e := c.distances(pts, u, d, stop, tol, most)
 	if !math.IsInf(e.sum, 1) {
