@@ -77,7 +77,7 @@ func cubicPlain(q []Vec, u []float64, t1, t2 Vec, tol float64) (Segment, bool) {
 		return c.segment(), e.worst <= tol
 	}
 	chord := c.p3.dist(c.p0)
-	damp, last := firstDamping, e.worst
+	damp, last, rejected := firstDamping, e.worst, 0
 	for range steps {
 		m11, m12, m22 := e.m11*(1+damp), e.m12, e.m22*(1+damp)
 		det := m11*m22 - m12*m12
@@ -96,9 +96,13 @@ func cubicPlain(q []Vec, u []float64, t1, t2 Vec, tol float64) (Segment, bool) {
 			return next.segment(), true
 		}
 		if ne.sum >= e.sum {
+			if rejected++; rejected == rejections {
+				break
+			}
 			damp *= 4
 			continue
 		}
+		rejected = 0
 		c, e, u, v, s, z = next, ne, v, u, z, s
 		damp /= 4
 		if e.worst-2*(last-e.worst) > tol {
