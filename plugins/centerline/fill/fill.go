@@ -823,12 +823,23 @@ func Subpixel(polys [][]Pt, g *ink.Image, edge float64) {
 
 // Area returns the signed area enclosed by poly (shoelace formula): positive when it
 // turns clockwise on screen (y down), as Outlines' outer boundaries do.
+//
+// The terms are added in the order of poly's points, the closing one last, without
+// a remainder for each point's successor: an outline's area is taken twice on its
+// way to the fit, which made the remainders about 2 M instructions a trace of the
+// openclipart owl.
 func Area(poly []Pt) float64 {
-	var a float64
-	for i, p := range poly {
-		q := poly[(i+1)%len(poly)]
-		a += p.X*q.Y - q.X*p.Y
+	if len(poly) == 0 {
+		return 0
 	}
+	var a float64
+	p := poly[0]
+	for _, q := range poly[1:] {
+		a += p.X*q.Y - q.X*p.Y
+		p = q
+	}
+	q := poly[0]
+	a += p.X*q.Y - q.X*p.Y
 	return a / 2
 }
 

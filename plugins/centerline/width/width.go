@@ -209,13 +209,24 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 			if sign < 0 {
 				t0 = step
 			}
+			// Whether every sample of this side is inside the image, away from its
+			// last row and column (Bilinear's common case): a sample's coordinates
+			// are monotone in t (a product by a constant, then a sum, each rounded),
+			// so they are when those at t 0 and at reach, past the last t, are. Then
+			// the loop tests one bool rather than four bounds (owl: 4 M instructions
+			// a trace).
+			inside := func(t float64) bool {
+				x, y := p.X+sign*t*nx-0.5, p.Y+sign*t*ny-0.5
+				return x >= 0 && y >= 0 && x < wm1 && y < hm1
+			}
+			all := inside(0) && inside(reach)
 			for t := t0; t <= reach; t += step {
 				// g.Bilinear(sx, sy), its common case inside the image written out: the
 				// call and its checks were a quarter of Measure's instructions
 				// (glyphs: 81 a sample, about 100 samples a point).
 				sx, sy := p.X+sign*t*nx, p.Y+sign*t*ny
 				var c float64
-				if x, y := sx-0.5, sy-0.5; x >= 0 && y >= 0 && x < wm1 && y < hm1 {
+				if x, y := sx-0.5, sy-0.5; all || (x >= 0 && y >= 0 && x < wm1 && y < hm1) {
 					i, j := int(x), int(y)
 					fx, fy := x-float64(i), y-float64(j)
 					k := j*gw + i
