@@ -249,8 +249,12 @@ func clip(s Span, lo, hi int) (int, int) {
 // y (paper, or the image's bottom edge) and is n pixels long, counted from its top, to
 // the distance to y where that is the nearer.
 func runEnd(d []int32, w, x, y int, n int32) {
+	// The index steps up a row at a time, with no multiplication a pixel (owl: phase 1
+	// -0.8M instructions a trace).
+	i := (y-1)*w + x
 	for j := int32(1); j < n-j+1; j++ {
-		d[(y-int(j))*w+x] = j
+		d[i] = j
+		i -= w
 	}
 }
 
