@@ -56,8 +56,11 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 			cur := rs.within(y, lo, hi)
 			for _, r := range cur {
 				a, b := clip(r, lo, hi)
-				for k := a; k < b; k++ {
-					row[k] = above[k] + 1
+				// As slices of the run's columns, not indexed from a to b: one bounds
+				// test a run, not two a pixel (owl: phase 1 -0.14M instructions a trace).
+				dst := row[a:b]
+				for k, v := range above[a:b] {
+					dst[k] = v + 1
 				}
 			}
 			j := 0
@@ -249,8 +252,14 @@ func clip(s Span, lo, hi int) (int, int) {
 // y (paper, or the image's bottom edge) and is n pixels long, counted from its top, to
 // the distance to y where that is the nearer.
 func runEnd(d []int32, w, x, y int, n int32) {
-	for j := int32(1); j < n-j+1; j++ {
-		d[(y-int(j))*w+x] = j
+	// The index steps up a row at a time, with no multiplication a pixel (owl: phase 1
+	// -0.8M instructions a trace).
+	i := (y-1)*w + x
+	// j <= n/2 is j < n-j+1, the nearer end; with n/2 worked out once, phase 1's loop
+	// no longer reloads n in each step (owl: phase 1 -0.5M instructions a trace).
+	for j, m := int32(1), n/2; j <= m; j++ {
+		d[i] = j
+		i -= w
 	}
 }
 
@@ -592,33 +601,38 @@ func envelopeNear(g []int64, out []int32) {
 // the bottom: it is 0 at column 0, where no other is as low. small says that no value
 // can exceed MaxInt32 (len(g)² plus the largest of g is within it), so that none is
 // capped.
+//
+// The stack's top is a pointer moved by unsafe.Add, without bounds tests: it never goes
+// below the pad's apex (the pad is never dropped) nor past len(g)-1 apexes (at most one
+// is pushed per column after the pad's). Without the tests the scan takes a fifth fewer
+// instructions (owl: 22.8M -> 18.5M a trace).
 func envelopeScan(st []apex, g []int64, out []int32, small bool) {
 	n := len(g)
 	st = st[:n]
-	q := 0
-	st[0] = apex{s: 0, t: 0, g: g[0], h: g[0]}
+	const size = unsafe.Sizeof(apex{})
+	top := &st[0]
+	*top = apex{s: 0, t: 0, g: g[0], h: g[0]}
 	for u := 1; u < n; u++ {
 		gu := g[u]
 		// Drop the parabolas that the one at u is below at the start of their reign.
-		a := &st[q]
 		for {
-			b := int64(a.t - u)
-			if a.h <= b*b+gu {
+			b := int64(top.t - u)
+			if top.h <= b*b+gu {
 				break
 			}
-			q--
-			a = &st[q]
+			top = (*apex)(unsafe.Add(unsafe.Pointer(top), -int(size)))
 		}
 		// The first x at which the parabola at u is below the top one: one more than
 		// floor(((u²-s²) + g[u] - g[s]) / (2(u-s))). The top one is no higher at its
 		// t >= 0, so that is at least t and the quotient is not negative.
-		num := int64(u*u-a.s*a.s) + gu - a.g
-		if x := 1 + int(uint64(num)/uint64(2*(u-a.s))); x < n {
-			q++
+		num := int64(u*u-top.s*top.s) + gu - top.g
+		if x := 1 + int(uint64(num)/uint64(2*(u-top.s))); x < n {
+			top = (*apex)(unsafe.Add(unsafe.Pointer(top), size))
 			b := int64(x - u)
-			st[q] = apex{s: u, t: x, g: gu, h: b*b + gu}
+			*top = apex{s: u, t: x, g: gu, h: b*b + gu}
 		}
 	}
+	q := int((uintptr(unsafe.Pointer(top)) - uintptr(unsafe.Pointer(&st[0]))) / size)
 	// Each apex is the lowest from its t up to the next one's (the top one's up to the
 	// last column, a pad, which is not output): its values there are (x-s)² + g, found
 	// by adding the odd numbers 2(x-s)+1 from one column to the next.

@@ -426,13 +426,23 @@ func (b *orderBand) place(rs distance.Runs, d []int32, w int, order []int32) {
 	next := b.next
 	for y := b.y0; y < b.y1; y++ {
 		for _, r := range rs.Row(y) {
-			base := int32((y+1)*pw + 1 + int(r.A))
-			for k, v := range d[y*w+int(r.A) : y*w+int(r.B)] {
-				at := &next[v]
-				order[*at] = base + int32(k)
-				*at++
-			}
+			placeRun(next, order, d[y*w+int(r.A):y*w+int(r.B)], int32((y+1)*pw+1+int(r.A)))
 		}
+	}
+}
+
+// placeRun puts the pixels base, base+1, ... whose distances are vs in order, each
+// at next[its distance], which it moves on. It calls nothing, so that its loop's
+// variables stay in registers: in place's own loop, two of them were reloaded from
+// memory for every pixel, 16 instructions instead of 14 (owl: place -0.6M a trace,
+// the call included).
+//
+//go:noinline
+func placeRun(next, order, vs []int32, base int32) {
+	for k, v := range vs {
+		at := &next[v]
+		order[*at] = base + int32(k)
+		*at++
 	}
 }
 
@@ -464,15 +474,18 @@ func (b *orderBand) count(rs distance.Runs, d []int32, w, y0, y1 int, limit int3
 	next := make([]int32, 0, 256)
 	for y := y0; y < y1; y++ {
 		for _, r := range rs.Row(y) {
-			for _, v := range d[y*w+int(r.A) : y*w+int(r.B)] {
-				if uint32(v) >= uint32(len(next)) {
-					if v < 0 || v > limit {
-						b.next, b.far = next, true
-						return
-					}
-					next = append(next, make([]int32, int(v)+1-len(next))...)
+			for vs := d[y*w+int(r.A) : y*w+int(r.B)]; ; {
+				k := tally(next, vs)
+				if k == len(vs) {
+					break
 				}
-				next[v]++
+				v := vs[k]
+				if v < 0 || v > limit {
+					b.next, b.far = next, true
+					return
+				}
+				next = append(next, make([]int32, int(v)+1-len(next))...)
+				vs = vs[k:]
 			}
 			dst := framed[(y+1)*pw+1+int(r.A) : (y+1)*pw+1+int(r.B)]
 			for k := range dst {
@@ -481,6 +494,23 @@ func (b *orderBand) count(rs distance.Runs, d []int32, w, y0, y1 int, limit int3
 		}
 	}
 	b.next = next
+}
+
+// tally counts the distances vs in next, up to the first that is out of next's range,
+// and returns that one's index (len(vs) when none is). It calls nothing, so that its
+// loop's variables stay in registers: in count's own loop, next's growth made them
+// spill, 11 instructions a pixel instead of 8 (owl: count -2.3M a trace).
+//
+//go:noinline
+func tally(next, vs []int32) int {
+	for k, v := range vs {
+		i := int(v)
+		if uint(i) >= uint(len(next)) {
+			return k
+		}
+		next[i]++
+	}
+	return len(vs)
 }
 
 // sortedOrder is visitOrder by a sort of distance-and-index keys.
