@@ -202,7 +202,7 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 		nx, ny := -ty, tx
 		p := s.Points[i]
 		reach := p.R + 2.5
-		const step = 0.25
+		const step = sampleStep
 		var sum, moment float64
 		for _, sign := range [2]float64{1, -1} {
 			// The side's direction and step, signed: a product by sign (1 or -1) only
@@ -252,6 +252,18 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 	return m
 }
 
+// sampleStep is the spacing of Measure's samples along a point's normal, in pixels:
+// half a pixel, so that every pixel the normal crosses is still sampled about twice.
+// A quarter pixel took twice the samples (Measure was the largest stage after
+// the fits on the glyphs and the spaghetti: 26 M instructions a trace) for no better
+// lines: on the 30 generated drawings the median SSIM ratio to potrace stayed 0.962
+// and the segments ratio went 0.342 to 0.341; the synthetic centre lines' mean error
+// went 0.093 to 0.096 px (clean) and 0.114 to 0.117 px (noisy), their p99 0.477 to
+// 0.490 px (clean) and 0.691 to 0.658 px (noisy), the widths' error 0.0167 px both.
+// (A whole pixel saved as much again but cost more: SSIM 0.960, mean 0.097 px, widths
+// 0.018 px.)
+const sampleStep = 0.5
+
 // byteFloat[v] is float64(v): one load where the conversion takes two instructions.
 var byteFloat = func() (f [256]float64) {
 	for v := range f {
@@ -267,9 +279,9 @@ var byteFloat = func() (f [256]float64) {
 // slice. It is a function of its own so that its loop keeps everything in registers;
 // inside Measure, with the call and its checks, it spilled the sample's coordinates
 // and sums to the stack (glyphs: about 50 instructions a sample, about 50 samples a
-// point).
+// point at a quarter pixel's spacing).
 func sampleInside(pix []uint8, gw int, px, py, snx, sny, sstep, t0, reach, level, sum, moment float64) (float64, float64) {
-	const step = 0.25
+	const step = sampleStep
 	for t := t0; t <= reach; t += step {
 		x, y := px+t*snx-0.5, py+t*sny-0.5
 		i, j := int(x), int(y)
