@@ -462,13 +462,16 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 			poly = append(poly, q)
 			var c int
 			if cx > 0 && cx < w && cy > 0 && cy < h {
+				// The four pixels through one slice, its second first: then the
+				// others need no bounds checks.
 				k := (cy-1)*w + cx - 1
-				q0, q1 := b[k:k+2:k+2], b[k+w:k+w+2:k+w+2]
-				c = bit(q0[0]) | bit(q0[1])<<1 | bit(q1[0])<<2 | bit(q1[1])<<3
+				q := b[k : k+w+2 : k+w+2]
+				q1 := q[1]
+				c = bit(q[0]) | bit(q1)<<1 | bit(q[len(q)-2])<<2 | bit(q[len(q)-1])<<3
 			} else {
 				c = corner(cx, cy)
 			}
-			next := crackNext[side][c]
+			next := crackNext[side&3][c&15] // side is 0 to 3 and c 0 to 15: no bounds checks
 			// The next crack's pixel, beside the corner.
 			switch next {
 			case 0:
