@@ -974,9 +974,20 @@ func (p *Parts) Select(sel []bool) []bool {
 			b = make([]bool, p.w*(len(p.r.Start)-1))
 		}
 		lo, hi := p.r.span(i, p.w)
-		for k := lo; k < hi; k++ {
-			b[k] = true
-		}
+		setBools(b[lo:hi])
 	}
 	return b
+}
+
+// setBools sets every bool of s, eight at a time as a word where it can (a pixel at
+// a time, Select was 1 M instructions a trace on the openclipart spaghetti).
+func setBools(s []bool) {
+	bs := boolBytes(s)
+	k := 0
+	for ; k+8 <= len(bs); k += 8 {
+		binary.LittleEndian.PutUint64(bs[k:], allBools)
+	}
+	for ; k < len(s); k++ {
+		s[k] = true
+	}
 }
