@@ -118,22 +118,29 @@ func TestGrowEqualsAScanOfTheWholeImageEachStep(t *testing.T) {
 		name        string
 		w, h, steps int
 		seed        uint64
+		// inPct: the percentage of pixels in in; bPerMille: the per mille of those in b
+		// (long runs of ink with few pixels of b take Grow's eight-at-a-time path).
+		inPct, bPerMille int
 	}{
-		{"one row", 37, 1, 3, 1},
-		{"one column", 1, 29, 2, 2},
-		{"square, no step", 20, 20, 0, 3},
-		{"square, one step", 20, 20, 1, 6},
-		{"square", 40, 40, 2, 4},
-		{"wide, many steps", 90, 30, 7, 5},
-		{"tall, across bands of rows", 30, 300, 2, 4},
+		{"one row", 37, 1, 3, 1, 70, 50},
+		{"one column", 1, 29, 2, 2, 70, 50},
+		{"square, no step", 20, 20, 0, 3, 70, 50},
+		{"square, one step", 20, 20, 1, 6, 70, 50},
+		{"square", 40, 40, 2, 4, 70, 50},
+		{"wide, many steps", 90, 30, 7, 5, 70, 50},
+		{"tall, across bands of rows", 30, 300, 2, 4, 70, 50},
+		{"solid ink, few pixels of b", 70, 60, 2, 8, 99, 4},
+		{"solid ink, one step, few pixels of b", 13, 90, 1, 9, 100, 8},
+		{"solid ink, b nearly all of it", 64, 40, 1, 10, 100, 950},
+		{"solid ink, b half of it", 33, 33, 3, 11, 98, 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(tc.seed, 7))
 			in := make([]bool, tc.w*tc.h)
 			b := make([]bool, tc.w*tc.h)
 			for i := range in {
-				in[i] = r.IntN(10) < 7
-				b[i] = in[i] && r.IntN(20) == 0
+				in[i] = r.IntN(100) < tc.inPct
+				b[i] = in[i] && r.IntN(1000) < tc.bPerMille
 			}
 			want := slices.Clone(b)
 			growByScan(want, in, tc.w, tc.h, tc.steps)

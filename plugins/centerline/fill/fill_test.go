@@ -320,3 +320,32 @@ func TestPartsNumberTheShapesPartsInRasterOrder(t *testing.T) {
 		t.Error("Select of no part is not nil")
 	}
 }
+
+func TestSetBoolsSetsItsSliceAndNothingAround(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lo, n   int
+		outside bool // the bools around, before
+	}{
+		{"none", 3, 0, false},
+		{"fewer than a word", 1, 5, false},
+		{"a word", 0, 8, false},
+		{"a word and a bit, off a word's start", 5, 9, false},
+		{"many words and a bit", 7, 43, false},
+		{"a word and seven", 4, 15, false},
+		{"many words among set bools", 2, 40, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := make([]bool, tc.lo+tc.n+11)
+			for i := range s {
+				s[i] = tc.outside
+			}
+			setBools(s[tc.lo : tc.lo+tc.n])
+			for i, v := range s {
+				if want := tc.outside || i >= tc.lo && i < tc.lo+tc.n; v != want {
+					t.Fatalf("bool %d is %v, want %v", i, v, want)
+				}
+			}
+		})
+	}
+}

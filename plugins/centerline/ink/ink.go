@@ -127,6 +127,18 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 				switch {
 				case two == 0xff000000_ff000000:
 					dst[x], dst[x+1] = 255, 255
+					// Solid black: the pixels after it too, while they are, eight at
+					// a time (the filled areas of a drawing).
+					for x+9 < len(dst) {
+						e := row[4*x+8 : 4*x+40 : 4*x+40]
+						a, b := binary.LittleEndian.Uint64(e), binary.LittleEndian.Uint64(e[8:])
+						c, d := binary.LittleEndian.Uint64(e[16:]), binary.LittleEndian.Uint64(e[24:])
+						if a != 0xff000000_ff000000 || b != a || c != a || d != a {
+							break
+						}
+						binary.LittleEndian.PutUint64(dst[x+2:], 1<<64-1)
+						x += 8
+					}
 				case two&0xff000000_ff000000 == 0xff000000_ff000000 && two&0xffffff_00ffffff == (two&0xff_000000ff)*0x010101:
 					// Two opaque greys (a grey scan's paper and ink): 255 less each.
 					dst[x], dst[x+1] = 255-uint8(two), 255-uint8(two>>32)

@@ -184,6 +184,16 @@ func TestDarknessAndStrengthMatchTheirDefinitionPixelByPixel(t *testing.T) {
 			cs = append(cs, ink)
 		}
 	}
+	black := color.NRGBA{0, 0, 0, 255}
+	for n := 1; n <= 30; n++ { // runs of solid black of every length around eight pixels
+		for k := range n {
+			cs = append(cs, black)
+			if k == n/2 && n%3 == 0 {
+				cs = append(cs, color.NRGBA{0, 0, 1, 255}) // near black in the run
+			}
+		}
+		cs = append(cs, white)
+	}
 	for v := range 37 { // a run of opaque greys, and near-greys between greys
 		grey := color.NRGBA{uint8(7 * v), uint8(7 * v), uint8(7 * v), 255}
 		cs = append(cs, grey)

@@ -29,7 +29,7 @@ func measurePlain(s graph.Stroke, g *ink.Image, level float64) Measured {
 		nx, ny := -ty, tx
 		p := s.Points[i]
 		reach := p.R + 2.5
-		const step = 0.25
+		const step = sampleStep
 		var sum, moment float64
 		for _, sign := range [2]float64{1, -1} {
 			for t := 0.0; t <= reach; t += step {

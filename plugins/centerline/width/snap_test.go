@@ -98,6 +98,39 @@ func TestChunkBoxesHoldTheirPointsAndSegments(t *testing.T) {
 	}
 }
 
+func TestChunkBoxesAreTheBoxesOfTheirPoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	for range 500 {
+		q := randomPolyline(rng, rng.IntN(70))
+		for k := range q { // some points exactly on each other's coordinates, or at zero
+			if rng.IntN(8) == 0 {
+				q[k].X = q[rng.IntN(len(q))].Y
+			}
+			if rng.IntN(16) == 0 {
+				q[k].Y = 0
+			}
+		}
+		gotB, cs := chunkBoxes(q, nil)
+		// The definition: each chunk's box grown point by point with min and max, the
+		// whole box grown by the chunks'.
+		empty := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		wantB := empty
+		for c := 0; c*chunk < len(q); c++ {
+			want := empty
+			for _, p := range q[c*chunk : min(len(q), c*chunk+chunk+1)] {
+				want = want.add(p.X, p.Y)
+			}
+			if cs[c] != want {
+				t.Fatalf("chunk %d of %v: box %v, want %v", c, q, cs[c], want)
+			}
+			wantB = box{min(wantB.x0, want.x0), min(wantB.y0, want.y0), max(wantB.x1, want.x1), max(wantB.y1, want.y1)}
+		}
+		if gotB != wantB {
+			t.Fatalf("%v: box %v, want %v", q, gotB, wantB)
+		}
+	}
+}
+
 func TestNearestInsideIsTheFirstNearestInnerPoint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 5000 {

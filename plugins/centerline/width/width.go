@@ -8,6 +8,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
@@ -188,6 +189,9 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 	near := nearJunction(s)
 	gw, pix := g.W, g.Pix
 	wm1, hm1 := float64(g.W-1), float64(g.H-1)
+	// sampleInside reads the pixels without bounds checks: only of an image that holds
+	// them all.
+	whole := g.W > 0 && g.H > 0 && len(pix) >= g.W*g.H
 	for i := range pts {
 		m.Widths[i] = math.NaN()
 		if near[i] {
@@ -202,9 +206,13 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 		nx, ny := -ty, tx
 		p := s.Points[i]
 		reach := p.R + 2.5
-		const step = 0.25
+		const step = sampleStep
 		var sum, moment float64
 		for _, sign := range [2]float64{1, -1} {
+			// The side's direction and step, signed: a product by sign (1 or -1) only
+			// flips the sign of a product, so sample t of this side is p + t*(snx,
+			// sny), bit for bit p + sign*t*(nx, ny), and its moment term is t*c*sstep.
+			snx, sny, sstep := sign*nx, sign*ny, sign*step
 			t0 := 0.0 // the centre is sampled once, going out on the positive side
 			if sign < 0 {
 				t0 = step
@@ -213,31 +221,16 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 			// last row and column (Bilinear's common case): a sample's coordinates
 			// are monotone in t (a product by a constant, then a sum, each rounded),
 			// so they are when those at t 0 and at reach, past the last t, are. Then
-			// the loop tests one bool rather than four bounds (owl: 4 M instructions
-			// a trace).
-			inside := func(t float64) bool {
-				x, y := p.X+sign*t*nx-0.5, p.Y+sign*t*ny-0.5
-				return x >= 0 && y >= 0 && x < wm1 && y < hm1
+			// sampleInside reads the pixels without testing the bounds (owl: 4 M
+			// instructions a trace).
+			x0, y0 := p.X-0.5, p.Y-0.5
+			x1, y1 := p.X+reach*snx-0.5, p.Y+reach*sny-0.5
+			if whole && x0 >= 0 && y0 >= 0 && x0 < wm1 && y0 < hm1 && x1 >= 0 && y1 >= 0 && x1 < wm1 && y1 < hm1 {
+				sum, moment = sampleInside(pix, gw, p.X, p.Y, snx, sny, sstep, t0, reach, level, sum, moment)
+				continue
 			}
-			all := inside(0) && inside(reach)
 			for t := t0; t <= reach; t += step {
-				// g.Bilinear(sx, sy), its common case inside the image written out: the
-				// call and its checks were a quarter of Measure's instructions
-				// (glyphs: 81 a sample, about 100 samples a point).
-				sx, sy := p.X+sign*t*nx, p.Y+sign*t*ny
-				var c float64
-				if x, y := sx-0.5, sy-0.5; all || (x >= 0 && y >= 0 && x < wm1 && y < hm1) {
-					i, j := int(x), int(y)
-					fx, fy := x-float64(i), y-float64(j)
-					k := j*gw + i
-					q0, q1 := pix[k:k+2:k+2], pix[k+gw:k+gw+2:k+gw+2]
-					a := float64(q0[0])*(1-fx) + float64(q0[1])*fx
-					b := float64(q1[0])*(1-fx) + float64(q1[1])*fx
-					c = (a*(1-fy) + b*fy) / 255
-				} else {
-					c = g.Bilinear(sx, sy)
-				}
-				c /= level
+				c := g.Bilinear(p.X+t*snx, p.Y+t*sny) / level
 				if c < 0.08 && t > 0.5 {
 					break
 				}
@@ -245,7 +238,7 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 					c = 1
 				}
 				sum += c * step
-				moment += sign * t * c * step
+				moment += t * c * sstep
 			}
 		}
 		if sum <= 0 {
@@ -261,6 +254,64 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 	}
 	bridge(&m, near)
 	return m
+}
+
+// sampleStep is the spacing of Measure's samples along a point's normal, in pixels:
+// half a pixel, so that every pixel the normal crosses is still sampled about twice.
+// A quarter pixel took twice the samples (Measure was the largest stage after
+// the fits on the glyphs and the spaghetti: 26 M instructions a trace) for no better
+// lines: on the 30 generated drawings the median SSIM ratio to potrace stayed 0.962
+// and the segments ratio went 0.342 to 0.341; the synthetic centre lines' mean error
+// went 0.093 to 0.096 px (clean) and 0.114 to 0.117 px (noisy), their p99 0.477 to
+// 0.490 px (clean) and 0.691 to 0.658 px (noisy), the widths' error 0.0167 px both.
+// (A whole pixel saved as much again but cost more: SSIM 0.960, mean 0.097 px, widths
+// 0.018 px.)
+const sampleStep = 0.5
+
+// byteFloat[v] is float64(v): one load where the conversion takes two instructions.
+var byteFloat = func() (f [256]float64) {
+	for v := range f {
+		f[v] = float64(v)
+	}
+	return f
+}()
+
+// sampleInside adds to sum and moment the coverage samples along one side of a point
+// (px, py), from t0 in steps of |sstep| up to reach along (snx, sny), as Measure's
+// loop does, for a side whose samples are all inside the image away from its last row
+// and column, of an image whose pixels pix (gw a row) are all there: g.Bilinear's
+// common case written out. It is a function of its own so that its loop keeps
+// everything in registers; inside Measure, with the call and its checks, it spilled
+// the sample's coordinates and sums to the stack (glyphs: about 50 instructions a
+// sample, about 50 samples a point at a quarter pixel's spacing).
+//
+// The pixels are read without bounds checks, which were a fifth of the loop's
+// instructions: a sample (x, y), less half a pixel, is in [0, W-1) x [0, H-1), so its
+// four pixels, from (int(x), int(y)) to the next row's next one, are at most at
+// (H-2)*W + W-2 + W+1 = W*H - 1.
+func sampleInside(pix []uint8, gw int, px, py, snx, sny, sstep, t0, reach, level, sum, moment float64) (float64, float64) {
+	const step = sampleStep
+	base := unsafe.Pointer(unsafe.SliceData(pix))
+	for t := t0; t <= reach; t += step {
+		x, y := px+t*snx-0.5, py+t*sny-0.5
+		i, j := int(x), int(y)
+		fx, fy := x-float64(i), y-float64(j)
+		q := unsafe.Add(base, j*gw+i)
+		v00, v10 := *(*uint8)(q), *(*uint8)(unsafe.Add(q, 1))
+		v01, v11 := *(*uint8)(unsafe.Add(q, gw)), *(*uint8)(unsafe.Add(q, gw+1))
+		a := byteFloat[v00]*(1-fx) + byteFloat[v10]*fx
+		b := byteFloat[v01]*(1-fx) + byteFloat[v11]*fx
+		c := (a*(1-fy) + b*fy) / 255 / level
+		if c < 0.08 && t > 0.5 {
+			break
+		}
+		if c > 1 { // min(c, 1) for c not NaN, in fewer instructions
+			c = 1
+		}
+		sum += c * step
+		moment += t * c * sstep
+	}
+	return sum, moment
 }
 
 // bridge replaces the points of a stroke inside junctions, where the ink of other
@@ -633,10 +684,26 @@ const chunk = 16
 func chunkBoxes(pts []graph.Point, cs []box) (box, []box) {
 	b := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
 	for c := 0; c < len(pts); c += chunk {
-		cb := box{math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)}
+		// The chunk's extremes by comparisons, not min and max, whose care for NaN
+		// and the sign of zero was most of chunkBoxes (spaghetti: 1 M instructions a
+		// trace, on one core): a box only decides what is skipped, and a zero of
+		// either sign, or a point of NaN (which no search finds), skips the same.
+		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		for _, p := range pts[c:min(len(pts), c+chunk+1)] {
-			cb = cb.add(p.X, p.Y)
+			if p.X < x0 {
+				x0 = p.X
+			}
+			if p.X > x1 {
+				x1 = p.X
+			}
+			if p.Y < y0 {
+				y0 = p.Y
+			}
+			if p.Y > y1 {
+				y1 = p.Y
+			}
 		}
+		cb := box{x0, y0, x1, y1}
 		cs = append(cs, cb)
 		b = box{min(b.x0, cb.x0), min(b.y0, cb.y0), max(b.x1, cb.x1), max(b.y1, cb.y1)}
 	}
