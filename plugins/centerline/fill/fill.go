@@ -399,16 +399,6 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 		if g != nil {
 			gpix, gw, gh = g.Pix, g.W, g.H
 		}
-		// The mask's and the image's pixels are read below without bounds checks
-		// (a third of the loop's tests), where the indices are inside w x h (or gw x
-		// gh) and the slices are that long: bb and gb are nil otherwise.
-		var bb, gb unsafe.Pointer
-		if w > 0 && h > 0 && len(b) >= w*h {
-			bb = unsafe.Pointer(unsafe.SliceData(b))
-		}
-		if gw > 0 && gh > 0 && len(gpix) >= gw*gh {
-			gb = unsafe.Pointer(unsafe.SliceData(gpix))
-		}
 		poly := buf[:0]
 		var first Pt
 		key := (y*w+x)*2 + side>>1
@@ -455,8 +445,8 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 					ax--
 				}
 				var va, vb uint8
-				if gb != nil && ax >= 0 && ay >= 0 && bx < gw && by < gh {
-					va, vb = *(*uint8)(unsafe.Add(gb, ay*gw+ax)), *(*uint8)(unsafe.Add(gb, by*gw+bx))
+				if ax >= 0 && ay >= 0 && bx < gw && by < gh {
+					va, vb = gpix[ay*gw+ax], gpix[by*gw+bx]
 				} else {
 					va, vb = g.At(ax, ay), g.At(bx, by)
 				}
@@ -471,12 +461,13 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 			}
 			poly = append(poly, q)
 			var c int
-			if bb != nil && cx > 0 && cx < w && cy > 0 && cy < h {
-				// The four pixels around the corner, from (cx-1, cy-1) to (cx, cy),
-				// this at most at (h-1)*w + w-1; a bool is a byte, 0 or 1.
-				q := unsafe.Add(bb, (cy-1)*w+cx-1)
-				c = int(*(*uint8)(q)) | int(*(*uint8)(unsafe.Add(q, 1)))<<1 |
-					int(*(*uint8)(unsafe.Add(q, w)))<<2 | int(*(*uint8)(unsafe.Add(q, w+1)))<<3
+			if cx > 0 && cx < w && cy > 0 && cy < h {
+				// The four pixels through one slice, its second first: then the
+				// others need no bounds checks.
+				k := (cy-1)*w + cx - 1
+				q := b[k : k+w+2 : k+w+2]
+				q1 := q[1]
+				c = bit(q[0]) | bit(q1)<<1 | bit(q[len(q)-2])<<2 | bit(q[len(q)-1])<<3
 			} else {
 				c = corner(cx, cy)
 			}

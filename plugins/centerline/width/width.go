@@ -8,7 +8,6 @@ import (
 	"context"
 	"math"
 	"slices"
-	"unsafe"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
@@ -189,9 +188,6 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 	near := nearJunction(s)
 	gw, pix := g.W, g.Pix
 	wm1, hm1 := float64(g.W-1), float64(g.H-1)
-	// sampleInside reads the pixels without bounds checks: only of an image that holds
-	// them all.
-	whole := g.W > 0 && g.H > 0 && len(pix) >= g.W*g.H
 	for i := range pts {
 		m.Widths[i] = math.NaN()
 		if near[i] {
@@ -225,7 +221,7 @@ func Measure(s graph.Stroke, g *ink.Image, level float64) Measured {
 			// instructions a trace).
 			x0, y0 := p.X-0.5, p.Y-0.5
 			x1, y1 := p.X+reach*snx-0.5, p.Y+reach*sny-0.5
-			if whole && x0 >= 0 && y0 >= 0 && x0 < wm1 && y0 < hm1 && x1 >= 0 && y1 >= 0 && x1 < wm1 && y1 < hm1 {
+			if x0 >= 0 && y0 >= 0 && x0 < wm1 && y0 < hm1 && x1 >= 0 && y1 >= 0 && x1 < wm1 && y1 < hm1 {
 				sum, moment = sampleInside(pix, gw, p.X, p.Y, snx, sny, sstep, t0, reach, level, sum, moment)
 				continue
 			}
@@ -279,26 +275,21 @@ var byteFloat = func() (f [256]float64) {
 // sampleInside adds to sum and moment the coverage samples along one side of a point
 // (px, py), from t0 in steps of |sstep| up to reach along (snx, sny), as Measure's
 // loop does, for a side whose samples are all inside the image away from its last row
-// and column, of an image whose pixels pix (gw a row) are all there: g.Bilinear's
-// common case written out. It is a function of its own so that its loop keeps
-// everything in registers; inside Measure, with the call and its checks, it spilled
-// the sample's coordinates and sums to the stack (glyphs: about 50 instructions a
-// sample, about 50 samples a point at a quarter pixel's spacing).
-//
-// The pixels are read without bounds checks, which were a fifth of the loop's
-// instructions: a sample (x, y), less half a pixel, is in [0, W-1) x [0, H-1), so its
-// four pixels, from (int(x), int(y)) to the next row's next one, are at most at
-// (H-2)*W + W-2 + W+1 = W*H - 1.
+// and column: g.Bilinear's common case written out, the pixels of each row read as one
+// slice. It is a function of its own so that its loop keeps everything in registers;
+// inside Measure, with the call and its checks, it spilled the sample's coordinates
+// and sums to the stack (glyphs: about 50 instructions a sample, about 50 samples a
+// point at a quarter pixel's spacing).
 func sampleInside(pix []uint8, gw int, px, py, snx, sny, sstep, t0, reach, level, sum, moment float64) (float64, float64) {
 	const step = sampleStep
-	base := unsafe.Pointer(unsafe.SliceData(pix))
 	for t := t0; t <= reach; t += step {
 		x, y := px+t*snx-0.5, py+t*sny-0.5
 		i, j := int(x), int(y)
 		fx, fy := x-float64(i), y-float64(j)
-		q := unsafe.Add(base, j*gw+i)
-		v00, v10 := *(*uint8)(q), *(*uint8)(unsafe.Add(q, 1))
-		v01, v11 := *(*uint8)(unsafe.Add(q, gw)), *(*uint8)(unsafe.Add(q, gw+1))
+		k := j*gw + i
+		q := pix[k : k+gw+2 : k+gw+2]
+		v10, v00 := q[1], q[0] // q[1] first: then q[0] needs no check
+		v01, v11 := q[len(q)-2], q[len(q)-1]
 		a := byteFloat[v00]*(1-fx) + byteFloat[v10]*fx
 		b := byteFloat[v01]*(1-fx) + byteFloat[v11]*fx
 		c := (a*(1-fy) + b*fy) / 255 / level
