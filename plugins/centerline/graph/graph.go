@@ -327,7 +327,7 @@ func split(q []int32, pw, n int) [][]int32 {
 
 // builder builds the graph of some whole parts of the skeleton on a shared grid.
 type builder struct {
-	grid // a copy, sharing the bytes: one indirection less in the tracing loops
+	grid              // a copy, sharing the bytes: one indirection less in the tracing loops
 	pix   []int32     // the parts' pixels (framed indices) in increasing order
 	nodes []nodePixel // node pixels sorted by index
 }
