@@ -262,7 +262,10 @@ func split(q []int32, pw, n int) [][]int32 {
 	for k, v := range q {
 		root := int32(k)
 		join := func(j int) {
-			r := find(int32(j))
+			r := parent[j]
+			if parent[r] != r {
+				r = find(r)
+			}
 			switch {
 			case root == int32(k):
 				root = r
