@@ -1,12 +1,15 @@
 package graph
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/skeleton"
 )
 
 func skeletonOf(rows ...string) ([]bool, []int32, int, int) {
@@ -291,6 +294,70 @@ func TestJoinGapsBridgesAsTheScanOfEveryPair(t *testing.T) {
 		got, want := joinGaps(copyOf(), o), joinGapsByScan(copyOf(), o)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("trial %d (gaps %v, angle %v, close %v): %v, want %v", trial, o.JoinGaps, o.JoinAngle, o.CloseLoops, got, want)
+		}
+	}
+}
+
+// randomSkeleton returns a w x h skeleton thinned from random strokes and blobs, with
+// its squared distance map: many small parts, junctions, spurs, loops and dots.
+func randomSkeleton(rng *rand.Rand, w, h int) ([]int32, []int32) {
+	ink := make([]bool, w*h)
+	for range rng.IntN(12) + 1 {
+		// A thick line or a ring, drawn by discs along it.
+		x0, y0 := rng.Float64()*float64(w), rng.Float64()*float64(h)
+		x1, y1 := rng.Float64()*float64(w), rng.Float64()*float64(h)
+		r := 0.5 + rng.Float64()*3
+		ring := rng.IntN(3) == 0
+		for t := 0.0; t <= 1; t += 0.01 {
+			cx, cy := x0+t*(x1-x0), y0+t*(y1-y0)
+			if ring {
+				a := 2 * math.Pi * t
+				cx, cy = x0+(x1-x0)/4*math.Cos(a), y0+(x1-x0)/4*math.Sin(a)
+			}
+			for y := int(cy - r); y <= int(cy+r); y++ {
+				for x := int(cx - r); x <= int(cx+r); x++ {
+					if x >= 0 && y >= 0 && x < w && y < h && math.Hypot(float64(x)-cx, float64(y)-cy) <= r {
+						ink[y*w+x] = true
+					}
+				}
+			}
+		}
+	}
+	for range rng.IntN(20) { // specks
+		ink[rng.IntN(w*h)] = true
+	}
+	d := distance.Transform(ink, w, h)
+	sk, err := skeleton.Thin(context.Background(), ink, d, w, h)
+	if err != nil {
+		panic(err)
+	}
+	return sk.Pixels(), d
+}
+
+func TestBuildsOfPartsGiveTheStrokesOfOneBuild(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 7))
+	opts := []Options{DefaultOptions(), {SpurFactor: 1, SpurSlack: 2, JoinAngle: 40, JoinGaps: 6}}
+	for i := range 300 {
+		w, h := 8+rng.IntN(90), 8+rng.IntN(90)
+		pix, d := randomSkeleton(rng, w, h)
+		if i%3 == 2 {
+			// Pixels at random, unthinned: clusters, chains that stop, any shape.
+			sk := make([]bool, w*h)
+			p := 0.05 + 0.3*rng.Float64()
+			pix = pix[:0]
+			for k := range sk {
+				if sk[k] = rng.Float64() < p; sk[k] {
+					pix = append(pix, int32(k))
+				}
+			}
+			d = distance.Transform(sk, w, h)
+		}
+		o := opts[i%len(opts)]
+		want := buildIn(1, pix, d, w, h, o)
+		for _, builds := range []int{2, 3, 5} {
+			if got := buildIn(builds, pix, d, w, h, o); !reflect.DeepEqual(got, want) {
+				t.Fatalf("skeleton %d (%d x %d, %d pixels) in %d builds: %d strokes, want those of one build, %d strokes:\ngot  %v\nwant %v", i, w, h, len(pix), builds, len(got), len(want), got, want)
+			}
 		}
 	}
 }

@@ -1,0 +1,50 @@
+package trace
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/fill"
+	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
+	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/plugins/centerline/skeleton"
+	"github.com/tracecraft/tracecraft/sdk/enginetest"
+)
+
+// BenchmarkGraph_Lineart times the graph stage alone (graph.BuildPixels) on the
+// skeleton traceMask gives it for each line-art image with the default options: run it
+// with -cpu 1,2 to see what building the skeleton's parts at once gains.
+func BenchmarkGraph_Lineart(b *testing.B) {
+	o := DefaultOptions()
+	for _, path := range enginetest.CorpusImages(b, "lineart") {
+		img := enginetest.LoadPNG(b, path)
+		w, h := img.Rect.Dx(), img.Rect.Dy()
+		// As traceMask does up to the graph.
+		_, m := ink.Binarise(ink.Darkness(img), o.Threshold, o.Level)
+		rs := distance.FindRuns(m.Pix, w, h)
+		d := distance.TransformRuns(rs, w, h)
+		sk, err := skeleton.ThinRuns(context.Background(), rs, d, w, h)
+		if err != nil {
+			b.Fatal(err)
+		}
+		typical := 1.0
+		if md, ok := sk.MedianDepth(); ok {
+			typical = math.Sqrt(float64(md))
+		}
+		blobs, blobRuns := fill.BlobsAndRuns(rs, d, w, h, math.Max(minBlobRadius, blobFactor*typical))
+		if blobs != nil {
+			sk.Remove(fill.PartsOf(rs, w).AbsorbRuns(blobs, blobRuns, absorbShare))
+		}
+		gopt := graph.DefaultOptions()
+		gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
+		pix := sk.Pixels()
+		b.Run(enginetest.Name(path), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				graph.BuildPixels(pix, d, w, h, gopt)
+			}
+		})
+	}
+}
