@@ -163,10 +163,11 @@ clienttools: npm
 # do not hold a core each.
 TIMED     := scripts/timed
 TESTFLAGS := -count=1 -vet=off -ldflags=-w -parallel 4 -p 3
-# CHECKPTR: the packages that do pointer arithmetic with unsafe (the centre-line tracer's
-# row and neighbourhood reads, its distance transform's stack): their tests run again with
-# the compiler's pointer checks, which fail a test whose unsafe.Add leaves its allocation.
-CHECKPTR := ./plugins/centerline/distance ./plugins/centerline/skeleton
+# CHECKPTR: the packages that use unsafe (the centre-line tracer's views of []bool rows as
+# bytes, read eight at a time, and its thinning's neighbourhood reads without bounds tests):
+# their tests run again with the compiler's pointer checks, which fail a test whose
+# unsafe.Add leaves its allocation.
+CHECKPTR := ./plugins/centerline/distance ./plugins/centerline/fill ./plugins/centerline/skeleton
 test:
 	@$(MAKE) --no-print-directory -j3 --output-sync=line timed-prepare-go timed-chromium timed-node-tools
 	@$(GO) run ./host/internal/store/postgres/pgtest/pgcheck
