@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -99,6 +100,7 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// run of shape pixels alone, with the pixels outside the shape (g = 0) or the
 	// outside of the image at either end: no parabola beyond them can be lower.
 	scratch := newScratch(parallel.Workers(h, 16), w+2)
+	defer scratchPool.Put(&scratch)
 	// No distance needs capping at MaxInt32 in an image under 32768 pixels a side.
 	small := int64(w+2)*int64(w+2)+int64(h)*int64(h) <= math.MaxInt32
 	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
@@ -410,7 +412,14 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 	// far everywhere (filled by doubling copies, a small part of a pass over it), so
 	// that the rows far from any core are not written at all: most of a box whose
 	// cores are few and far apart (spaghetti: the sweep took 8.6M instructions a trace).
-	g := make([]T, bw*bh)
+	// g is scratch from openPool (every element is set here before it is read).
+	var g []T
+	if p, ok := openPool.Get().(*[]T); ok && cap(*p) >= bw*bh {
+		g = (*p)[:bw*bh]
+	} else {
+		g = make([]T, bw*bh)
+	}
+	defer openPool.Put(&g)
 	if len(g) > 0 {
 		g[0] = far
 		for n := 1; n < len(g); n *= 2 {
@@ -558,13 +567,32 @@ type apex struct {
 }
 
 // newScratch returns the buffers of workers workers for runs of up to n-2 pixels.
+// They come from scratchPool when it has them (what they hold is overwritten before it
+// is read): on a small image their allocation made the garbage collector run more often.
 func newScratch(workers, n int) []rowScratch {
-	sc := make([]rowScratch, workers)
+	var sc []rowScratch
+	if p, ok := scratchPool.Get().(*[]rowScratch); ok {
+		sc = *p
+	}
+	if cap(sc) < workers {
+		sc = append(sc[:cap(sc)], make([]rowScratch, workers-cap(sc))...)
+	}
+	sc = sc[:workers]
 	for k := range sc {
-		sc[k] = rowScratch{g: make([]int64, n), apex: make([]apex, n)}
+		if cap(sc[k].g) < n {
+			sc[k] = rowScratch{g: make([]int64, n), apex: make([]apex, n)}
+		}
+		sc[k].g, sc[k].apex = sc[k].g[:n], sc[k].apex[:n]
 	}
 	return sc
 }
+
+// openPool keeps opening's column distances (a *[]uint8 or *[]int32) for the next
+// call: on a small image their allocation made the garbage collector run more often.
+var openPool sync.Pool
+
+// scratchPool keeps TransformRuns's row buffers (a *[]rowScratch) for the next call.
+var scratchPool sync.Pool
 
 // TransformRuns finds a run's envelope by envelopeNear when it has at most shortRun
 // columns with the pads, or when their column distances are at most shallowReach on
