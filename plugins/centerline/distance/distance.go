@@ -160,10 +160,22 @@ func findRuns(in []bool, w, h int, within *Runs) Runs {
 	if w <= 0 {
 		return rs
 	}
-	bands := make([][]Span, (h+runBand-1)/runBand)
+	// Each band's runs are gathered in a buffer from bandPool (what a former call left,
+	// emptied), then copied out: growing them afresh was a sixth of what FindRuns
+	// allocated on the horse.
+	var bands [][]Span
+	if p, ok := bandPool.Get().(*[][]Span); ok {
+		bands = *p
+	}
+	nb := (h + runBand - 1) / runBand
+	if cap(bands) < nb {
+		bands = append(bands[:cap(bands)], make([][]Span, nb-cap(bands))...)
+	}
+	bands = bands[:nb]
+	defer func() { bandPool.Put(&bands) }()
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
-			var sp []Span
+			sp := bands[b][:0]
 			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
 				row := in[y*w : (y+1)*w]
 				if within == nil {
@@ -586,6 +598,9 @@ func newScratch(workers, n int) []rowScratch {
 	}
 	return sc
 }
+
+// bandPool keeps findRuns's bands of runs (a *[][]Span) for the next call.
+var bandPool sync.Pool
 
 // openPool keeps opening's column distances (a *[]uint8 or *[]int32) for the next
 // call: on a small image their allocation made the garbage collector run more often.
