@@ -4,7 +4,8 @@
 // from it, the shape's morphological opening by a disc. Both phases run on integers
 // (the second with the integer "separator" of two parabolas), so the results are
 // exact, and in bands of columns and of rows across the machine's cores; every value
-// depends on the image alone.
+// depends on the image alone. Scratch buffers are kept between calls (at most 4 MB
+// each), so that small images do not make the garbage collector run more often.
 package distance
 
 import (
@@ -170,7 +171,13 @@ func findRuns(in []bool, w, h int, within *Runs) Runs {
 		bands = append(bands[:cap(bands)], make([][]Span, nb-cap(bands))...)
 	}
 	bands = bands[:nb]
-	defer func() { bandCache.put(&bands, true) }() // its size is the runs', a small part of the image
+	defer func() {
+		size := 0
+		for _, sp := range bands {
+			size += 8 * cap(sp)
+		}
+		bandCache.put(&bands, size <= maxKept)
+	}()
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			sp := bands[b][:0]
