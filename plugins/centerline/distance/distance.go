@@ -4,7 +4,8 @@
 // from it, the shape's morphological opening by a disc. Both phases run on integers
 // (the second with the integer "separator" of two parabolas), so the results are
 // exact, and in bands of columns and of rows across the machine's cores; every value
-// depends on the image alone.
+// depends on the image alone. Scratch buffers are kept between calls (at most 4 MB
+// each), so that small images do not make the garbage collector run more often.
 package distance
 
 import (
@@ -14,6 +15,8 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -99,6 +102,7 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// run of shape pixels alone, with the pixels outside the shape (g = 0) or the
 	// outside of the image at either end: no parabola beyond them can be lower.
 	scratch := newScratch(parallel.Workers(h, 16), w+2)
+	defer scratchCache.put(&scratch, (w+2)*len(scratch) <= maxKept/40) // 8+32 bytes a column
 	// No distance needs capping at MaxInt32 in an image under 32768 pixels a side.
 	small := int64(w+2)*int64(w+2)+int64(h)*int64(h) <= math.MaxInt32
 	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
@@ -158,10 +162,25 @@ func findRuns(in []bool, w, h int, within *Runs) Runs {
 	if w <= 0 {
 		return rs
 	}
-	bands := make([][]Span, (h+runBand-1)/runBand)
+	// Each band's runs are gathered in a buffer from bandCache (what a former call left,
+	// emptied), then copied out: growing them afresh was a sixth of what FindRuns
+	// allocated on the horse.
+	bands := *bandCache.get()
+	nb := (h + runBand - 1) / runBand
+	if cap(bands) < nb {
+		bands = append(bands[:cap(bands)], make([][]Span, nb-cap(bands))...)
+	}
+	bands = bands[:nb]
+	defer func() {
+		size := 0
+		for _, sp := range bands {
+			size += 8 * cap(sp)
+		}
+		bandCache.put(&bands, size <= maxKept)
+	}()
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
-			var sp []Span
+			sp := bands[b][:0]
 			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
 				row := in[y*w : (y+1)*w]
 				if within == nil {
@@ -410,7 +429,15 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 	// far everywhere (filled by doubling copies, a small part of a pass over it), so
 	// that the rows far from any core are not written at all: most of a box whose
 	// cores are few and far apart (spaghetti: the sweep took 8.6M instructions a trace).
-	g := make([]T, bw*bh)
+	// g is scratch from openCache when T is uint8, the usual case (every element is
+	// set here before it is read).
+	var g []T
+	if _, ok := any(g).([]uint8); ok {
+		g = grown(*any(openCache.get()).(*[]T), bw*bh)
+		defer openCache.put(any(&g).(*[]uint8), len(g) <= maxKept)
+	} else {
+		g = make([]T, bw*bh)
+	}
 	if len(g) > 0 {
 		g[0] = far
 		for n := 1; n < len(g); n *= 2 {
@@ -558,12 +585,70 @@ type apex struct {
 }
 
 // newScratch returns the buffers of workers workers for runs of up to n-2 pixels.
+// They come from scratchCache when it has them (what they hold is overwritten before it
+// is read): on a small image their allocation made the garbage collector run more often.
 func newScratch(workers, n int) []rowScratch {
-	sc := make([]rowScratch, workers)
+	sc := *scratchCache.get()
+	if cap(sc) < workers {
+		sc = append(sc[:cap(sc)], make([]rowScratch, workers-cap(sc))...)
+	}
+	sc = sc[:workers]
 	for k := range sc {
-		sc[k] = rowScratch{g: make([]int64, n), apex: make([]apex, n)}
+		if cap(sc[k].g) < n {
+			sc[k] = rowScratch{g: make([]int64, n), apex: make([]apex, n)}
+		}
+		sc[k].g, sc[k].apex = sc[k].g[:n], sc[k].apex[:n]
 	}
 	return sc
+}
+
+// The caches of scratch buffers between calls: findRuns's bands of runs, opening's
+// column distances and TransformRuns's row buffers.
+var (
+	bandCache    cache[[][]Span]
+	openCache    cache[[]uint8]
+	scratchCache cache[[]rowScratch]
+)
+
+// cache keeps a buffer between calls: the last one put in a slot the garbage collector
+// does not empty, others in a sync.Pool. A sync.Pool alone missed on about 40 % of the
+// horse's calls (its object in the private slot of another P, or dropped by two
+// collections), and each miss allocated the buffer again.
+type cache[T any] struct {
+	last atomic.Pointer[T]
+	pool sync.Pool
+}
+
+// maxKept is the most bytes a buffer a cache keeps in its slot may hold (that of a
+// 2000 x 2000 image), so that a large image's buffers go back to the garbage collector.
+const maxKept = 4_000_000
+
+// get returns a buffer put before, or a new empty one.
+func (c *cache[T]) get() *T {
+	if p := c.last.Swap(nil); p != nil {
+		return p
+	}
+	if p, ok := c.pool.Get().(*T); ok {
+		return p
+	}
+	return new(T)
+}
+
+// put keeps p for a later get, in the slot if small and the slot is free.
+func (c *cache[T]) put(p *T, small bool) {
+	if small && c.last.CompareAndSwap(nil, p) {
+		return
+	}
+	c.pool.Put(p)
+}
+
+// grown returns buf resliced to n elements, reallocated only when its capacity is
+// short; the elements keep whatever they held.
+func grown[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
 }
 
 // TransformRuns finds a run's envelope by envelopeNear when it has at most shortRun

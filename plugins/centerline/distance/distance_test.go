@@ -312,3 +312,52 @@ func TestOpeningFindsALoneCore(t *testing.T) {
 		}
 	}
 }
+
+func TestCacheKeepsWhatIsSmall(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		small     bool
+		wantKept  bool
+		slotTaken bool
+	}{
+		{"small, slot free", true, true, false},
+		{"large, slot free", false, false, false},
+		{"small, slot taken", true, false, true},
+	} {
+		var c cache[[]int]
+		if tc.slotTaken {
+			c.last.Store(&[]int{7})
+		}
+		p := &[]int{1, 2, 3}
+		c.put(p, tc.small)
+		if kept := c.last.Load() == p; kept != tc.wantKept {
+			t.Errorf("%s: in the slot %v, want %v", tc.name, kept, tc.wantKept)
+		}
+		if got := c.get(); got == nil {
+			t.Errorf("%s: get returned nil", tc.name)
+		}
+	}
+}
+
+// TestTransformAfterLargerImages checks the cached row buffers and bands: each image
+// is transformed after larger and smaller ones have left theirs behind.
+func TestTransformAfterLargerImages(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct{ w, h int }{{300, 90}, {9, 4}, {120, 200}, {2, 2}, {64, 64}, {301, 1}} {
+		in := make([]bool, tc.w*tc.h)
+		for i := range in {
+			in[i] = r.Float64() < 0.9
+		}
+		rs := FindRuns(in, tc.w, tc.h)
+		if got, want := TransformRuns(rs, tc.w, tc.h), brute(in, tc.w, tc.h); !slices.Equal(got, want) {
+			t.Errorf("%dx%d: transform differs from the definition", tc.w, tc.h)
+		}
+		for y := range tc.h {
+			var want []Span
+			want = appendRuns(want, in[y*tc.w:(y+1)*tc.w], 0, tc.w)
+			if got := rs.Row(y); !slices.Equal(got, want) {
+				t.Fatalf("%dx%d: row %d runs %v, want %v", tc.w, tc.h, y, got, want)
+			}
+		}
+	}
+}

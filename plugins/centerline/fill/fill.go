@@ -1,6 +1,7 @@
 // Package fill finds the solid areas of a drawing that are not lines, where a disc much
 // wider than the typical line fits (a morphological opening, package distance), and
-// describes them as outlines or as hatching.
+// describes them as outlines or as hatching. The outline trace's scratch buffers are
+// kept between calls (at most 2.6 MB).
 package fill
 
 import (
@@ -9,6 +10,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
@@ -276,9 +279,17 @@ func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *in
 		second[k] = 2*cum >= total
 		cum += n
 	}
-	var halves [2]distance.Runs
-	for i := range halves {
-		halves[i].Start = make([]int32, h+1)
+	// The halves' runs in one buffer, each its share of rs's (grown by appending, they
+	// were 14 KB and a dozen allocations a trace of the horse).
+	var n1 int
+	for i := range rs.Spans {
+		n1 += bit(second[part[i]])
+	}
+	spans, starts := make([]distance.Span, len(rs.Spans)), make([]int32, 2*(h+1))
+	n0 := len(rs.Spans) - n1
+	halves := [2]distance.Runs{
+		{Start: starts[:h+1], Spans: spans[:0:n0]},
+		{Start: starts[h+1:], Spans: spans[n0:n0]},
 	}
 	for y := range h {
 		for i := rs.Start[y]; i < rs.Start[y+1]; i++ {
@@ -383,11 +394,22 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 	}
 	// used marks the horizontal cracks already traced, two bits per pixel of rows y0
 	// to y1 (top, bottom): a boundary's first crack is one (see below).
-	used := make([]uint64, ((y1-y0+1)*w*2+63)/64)
+	// It and the outline being traced are scratch kept in a pool between calls: on a
+	// small image their allocation (the horse's outline grown by appending, 200 KB of
+	// its 2.4 MB a trace) made the garbage collector run more often.
+	sc := getOutlineScratch()
+	defer putOutlineScratch(sc)
+	n := ((y1-y0+1)*w*2 + 63) / 64
+	if cap(sc.used) < n {
+		sc.used = make([]uint64, n)
+	}
+	used := sc.used[:n]
+	clear(used)
 	var polys [][]Pt
 	var firsts []Pt
 	var keys []int
-	var buf []Pt // the outline being traced, copied out once whole
+	buf := sc.buf[:0] // the outline being traced, copied out once whole
+	defer func() { sc.buf = buf[:0] }()
 	trace := func(x, y, side int) {
 		// What the loop reads, held in locals rather than read through the closure
 		// each time, and the inner corners' pixels read in the loop itself (on the
@@ -551,6 +573,43 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 		}
 	}
 	return polys, firsts, keys
+}
+
+// outlineScratch holds outlinesKeyed's buffers between calls: the cracks traced and the
+// outline being traced.
+type outlineScratch struct {
+	used []uint64
+	buf  []Pt
+}
+
+// lastOutline holds the scratch of the last call, and outlinePool those of calls that
+// overlapped (the two halves' traces run at once): a sync.Pool alone missed on 45 % of
+// the horse's calls (its object in the private slot of another P, or dropped by two
+// collections), and the GC does not empty lastOutline. It keeps a scratch of at most
+// maxKeptOutline bytes.
+var (
+	lastOutline atomic.Pointer[outlineScratch]
+	outlinePool = sync.Pool{New: func() any { return new(outlineScratch) }}
+)
+
+// maxKeptOutline is the most bytes of scratch lastOutline keeps between calls (a
+// 2000 x 2000 image's crack marks and an outline of 100,000 cracks).
+const maxKeptOutline = 2_600_000
+
+// getOutlineScratch returns a scratch for outlinesKeyed, the last call's when free.
+func getOutlineScratch() *outlineScratch {
+	if sc := lastOutline.Swap(nil); sc != nil {
+		return sc
+	}
+	return outlinePool.Get().(*outlineScratch)
+}
+
+// putOutlineScratch keeps sc for a later call.
+func putOutlineScratch(sc *outlineScratch) {
+	if 8*cap(sc.used)+16*cap(sc.buf) <= maxKeptOutline && lastOutline.CompareAndSwap(nil, sc) {
+		return
+	}
+	outlinePool.Put(sc)
 }
 
 // bit is 1 for true, 0 for false.

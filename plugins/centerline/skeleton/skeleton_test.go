@@ -123,6 +123,9 @@ func TestVisitOrderIsByDistanceThenIndex(t *testing.T) {
 		{"a tall image (bands of rows)", tallDistances(3, 1000)},
 	}
 	const w = 3
+	// shared carries the buffers of every case before into the next one's second run,
+	// as the pool does between traces.
+	shared := new(scratch)
 	for _, tt := range tests {
 		in := make([]bool, len(tt.d))
 		for i, v := range tt.d {
@@ -130,7 +133,13 @@ func TestVisitOrderIsByDistanceThenIndex(t *testing.T) {
 		}
 		h := len(tt.d) / w
 		framed := make([]uint8, (w+2)*(h+2))
-		order, layers := visitOrder(distance.FindRuns(in, w, h), tt.d, w, framed)
+		order, layers := visitOrder(distance.FindRuns(in, w, h), tt.d, w, framed, nil)
+		for range 2 {
+			again, againLayers := visitOrder(distance.FindRuns(in, w, h), tt.d, w, make([]uint8, len(framed)), shared)
+			if !slices.Equal(again, order) || !slices.Equal(againLayers, layers) {
+				t.Errorf("%s: with a used scratch, order %v layers %v, want %v %v", tt.name, again, againLayers, order, layers)
+			}
+		}
 		for q, v := range framed {
 			x, y := q%(w+2)-1, q/(w+2)-1
 			inside := x >= 0 && y >= 0 && x < w && y < h && in[y*w+x]
