@@ -15,10 +15,9 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
+	"github.com/tracecraft/tracecraft/plugins/centerline/internal/keep"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
@@ -102,7 +101,7 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// run of shape pixels alone, with the pixels outside the shape (g = 0) or the
 	// outside of the image at either end: no parabola beyond them can be lower.
 	scratch := newScratch(parallel.Workers(h, 16), w+2)
-	defer scratchCache.put(&scratch, (w+2)*len(scratch) <= maxKept/40) // 8+32 bytes a column
+	defer scratchCache.Put(&scratch, (w+2)*len(scratch) <= maxKept/40) // 8+32 bytes a column
 	// No distance needs capping at MaxInt32 in an image under 32768 pixels a side.
 	small := int64(w+2)*int64(w+2)+int64(h)*int64(h) <= math.MaxInt32
 	_ = parallel.For(context.Background(), h, 16, func(worker, lo, hi int) {
@@ -165,7 +164,7 @@ func findRuns(in []bool, w, h int, within *Runs) Runs {
 	// Each band's runs are gathered in a buffer from bandCache (what a former call left,
 	// emptied), then copied out: growing them afresh was a sixth of what FindRuns
 	// allocated on the horse.
-	bands := *bandCache.get()
+	bands := *bandCache.Get()
 	nb := (h + runBand - 1) / runBand
 	if cap(bands) < nb {
 		bands = append(bands[:cap(bands)], make([][]Span, nb-cap(bands))...)
@@ -176,7 +175,7 @@ func findRuns(in []bool, w, h int, within *Runs) Runs {
 		for _, sp := range bands {
 			size += 8 * cap(sp)
 		}
-		bandCache.put(&bands, size <= maxKept)
+		bandCache.Put(&bands, size <= maxKept)
 	}()
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -433,8 +432,8 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 	// set here before it is read).
 	var g []T
 	if _, ok := any(g).([]uint8); ok {
-		g = grown(*any(openCache.get()).(*[]T), bw*bh)
-		defer openCache.put(any(&g).(*[]uint8), len(g) <= maxKept)
+		g = keep.Grown(*any(openCache.Get()).(*[]T), bw*bh)
+		defer openCache.Put(any(&g).(*[]uint8), len(g) <= maxKept)
 	} else {
 		g = make([]T, bw*bh)
 	}
@@ -588,7 +587,7 @@ type apex struct {
 // They come from scratchCache when it has them (what they hold is overwritten before it
 // is read): on a small image their allocation made the garbage collector run more often.
 func newScratch(workers, n int) []rowScratch {
-	sc := *scratchCache.get()
+	sc := *scratchCache.Get()
 	if cap(sc) < workers {
 		sc = append(sc[:cap(sc)], make([]rowScratch, workers-cap(sc))...)
 	}
@@ -605,51 +604,14 @@ func newScratch(workers, n int) []rowScratch {
 // The caches of scratch buffers between calls: findRuns's bands of runs, opening's
 // column distances and TransformRuns's row buffers.
 var (
-	bandCache    cache[[][]Span]
-	openCache    cache[[]uint8]
-	scratchCache cache[[]rowScratch]
+	bandCache    keep.Cache[[][]Span]
+	openCache    keep.Cache[[]uint8]
+	scratchCache keep.Cache[[]rowScratch]
 )
-
-// cache keeps a buffer between calls: the last one put in a slot the garbage collector
-// does not empty, others in a sync.Pool. A sync.Pool alone missed on about 40 % of the
-// horse's calls (its object in the private slot of another P, or dropped by two
-// collections), and each miss allocated the buffer again.
-type cache[T any] struct {
-	last atomic.Pointer[T]
-	pool sync.Pool
-}
 
 // maxKept is the most bytes a buffer a cache keeps in its slot may hold (that of a
 // 2000 x 2000 image), so that a large image's buffers go back to the garbage collector.
 const maxKept = 4_000_000
-
-// get returns a buffer put before, or a new empty one.
-func (c *cache[T]) get() *T {
-	if p := c.last.Swap(nil); p != nil {
-		return p
-	}
-	if p, ok := c.pool.Get().(*T); ok {
-		return p
-	}
-	return new(T)
-}
-
-// put keeps p for a later get, in the slot if small and the slot is free.
-func (c *cache[T]) put(p *T, small bool) {
-	if small && c.last.CompareAndSwap(nil, p) {
-		return
-	}
-	c.pool.Put(p)
-}
-
-// grown returns buf resliced to n elements, reallocated only when its capacity is
-// short; the elements keep whatever they held.
-func grown[T any](buf []T, n int) []T {
-	if cap(buf) < n {
-		return make([]T, n)
-	}
-	return buf[:n]
-}
 
 // TransformRuns finds a run's envelope by envelopeNear when it has at most shortRun
 // columns with the pads, or when their column distances are at most shallowReach on

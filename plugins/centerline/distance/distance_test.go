@@ -313,34 +313,6 @@ func TestOpeningFindsALoneCore(t *testing.T) {
 	}
 }
 
-func TestCacheKeepsWhatIsSmall(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		small     bool
-		wantKept  bool
-		slotTaken bool
-	}{
-		{"small, slot free", true, true, false},
-		{"large, slot free", false, false, false},
-		{"small, slot taken", true, false, true},
-	} {
-		var c cache[[]int]
-		if tc.slotTaken {
-			c.last.Store(&[]int{7})
-		}
-		p := &[]int{1, 2, 3}
-		c.put(p, tc.small)
-		if kept := c.last.Load() == p; kept != tc.wantKept {
-			t.Errorf("%s: in the slot %v, want %v", tc.name, kept, tc.wantKept)
-		}
-		if got := c.get(); got == nil {
-			t.Errorf("%s: get returned nil", tc.name)
-		}
-	}
-}
-
-// TestTransformAfterLargerImages checks the cached row buffers and bands: each image
-// is transformed after larger and smaller ones have left theirs behind.
 func TestTransformAfterLargerImages(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range []struct{ w, h int }{{300, 90}, {9, 4}, {120, 200}, {2, 2}, {64, 64}, {301, 1}} {

@@ -10,12 +10,11 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/plugins/centerline/internal/keep"
 	"github.com/tracecraft/tracecraft/sdk/label"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
@@ -397,8 +396,8 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 	// It and the outline being traced are scratch kept in a pool between calls: on a
 	// small image their allocation (the horse's outline grown by appending, 200 KB of
 	// its 2.4 MB a trace) made the garbage collector run more often.
-	sc := getOutlineScratch()
-	defer putOutlineScratch(sc)
+	sc := outlineCache.Get()
+	defer func() { outlineCache.Put(sc, 8*cap(sc.used)+16*cap(sc.buf) <= maxKeptOutline) }()
 	n := ((y1-y0+1)*w*2 + 63) / 64
 	if cap(sc.used) < n {
 		sc.used = make([]uint64, n)
@@ -582,35 +581,13 @@ type outlineScratch struct {
 	buf  []Pt
 }
 
-// lastOutline holds the scratch of the last call, and outlinePool those of calls that
-// overlapped (the two halves' traces run at once): a sync.Pool alone missed on 45 % of
-// the horse's calls (its object in the private slot of another P, or dropped by two
-// collections), and the GC does not empty lastOutline. It keeps a scratch of at most
-// maxKeptOutline bytes.
-var (
-	lastOutline atomic.Pointer[outlineScratch]
-	outlinePool = sync.Pool{New: func() any { return new(outlineScratch) }}
-)
+// outlineCache keeps outlinesKeyed's scratch between calls (the two halves' traces run
+// at once, so two may be out).
+var outlineCache keep.Cache[outlineScratch]
 
-// maxKeptOutline is the most bytes of scratch lastOutline keeps between calls (a
-// 2000 x 2000 image's crack marks and an outline of 100,000 cracks).
+// maxKeptOutline is the most bytes of scratch outlineCache keeps in its slot (a 2000 x
+// 2000 image's crack marks and an outline of 100,000 cracks).
 const maxKeptOutline = 2_600_000
-
-// getOutlineScratch returns a scratch for outlinesKeyed, the last call's when free.
-func getOutlineScratch() *outlineScratch {
-	if sc := lastOutline.Swap(nil); sc != nil {
-		return sc
-	}
-	return outlinePool.Get().(*outlineScratch)
-}
-
-// putOutlineScratch keeps sc for a later call.
-func putOutlineScratch(sc *outlineScratch) {
-	if 8*cap(sc.used)+16*cap(sc.buf) <= maxKeptOutline && lastOutline.CompareAndSwap(nil, sc) {
-		return
-	}
-	outlinePool.Put(sc)
-}
 
 // bit is 1 for true, 0 for false.
 func bit(v bool) int {

@@ -12,11 +12,10 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/internal/keep"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
@@ -243,9 +242,9 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	// The framed grid and the visit order are scratch, taken from a pool: on a small
 	// image their allocation (300 KB of the horse's 2.4 MB a trace) made the garbage
 	// collector run more often than the thinning itself cost.
-	sc := getScratch()
-	defer putScratch(sc)
-	sk := grown(sc.sk, pw*(h+2)+1) // and a byte for sweep's last word
+	sc := scratchCache.Get()
+	defer func() { scratchCache.Put(sc, cap(sc.sk)+4*cap(sc.order) <= maxKeptScratch) }()
+	sk := keep.Grown(sc.sk, pw*(h+2)+1) // and a byte for sweep's last word
 	clear(sk)
 	sc.sk = sk
 	var off [8]int
@@ -258,7 +257,7 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 	unframe := func(q int32) int { return (int(q)/pw-1)*w + int(q)%pw - 1 }
 	// kept[li] is the number of layer li's pixels left in the skeleton, compacted to the
 	// layer's start in order.
-	kept := grown(sc.kept, len(layers)) // each set before it is read
+	kept := keep.Grown(sc.kept, len(layers)) // each set before it is read
 	sc.kept = kept
 	for li := 0; li+1 < len(layers); li++ {
 		start, end := layers[li], layers[li+1]
@@ -339,43 +338,12 @@ type scratch struct {
 	layers, kept []int
 }
 
-// lastScratch holds the scratch of the last call, and scratchPool the others of calls
-// that overlapped: a sync.Pool alone missed on 40 % of the horse's traces, its object
-// left in the private slot of another P (or dropped by two collections), and the GC
-// does not empty lastScratch. It keeps a scratch of at most maxKeptScratch bytes.
-var (
-	lastScratch atomic.Pointer[scratch]
-	scratchPool = sync.Pool{New: func() any { return new(scratch) }}
-)
+// scratchCache keeps ThinRuns's scratch between calls.
+var scratchCache keep.Cache[scratch]
 
-// maxKeptScratch is the most bytes of scratch lastScratch keeps between calls (a 2000 x
-// 2000 image's framed grid and visit order); a larger one is left to the pool.
+// maxKeptScratch is the most bytes of scratch scratchCache keeps in its slot (a 2000 x
+// 2000 image's framed grid and visit order); a larger one is left to its pool.
 const maxKeptScratch = 5 * 4_000_000
-
-// getScratch returns a scratch for ThinRuns, the last call's when it is free.
-func getScratch() *scratch {
-	if sc := lastScratch.Swap(nil); sc != nil {
-		return sc
-	}
-	return scratchPool.Get().(*scratch)
-}
-
-// putScratch keeps sc for a later call.
-func putScratch(sc *scratch) {
-	if cap(sc.sk)+4*cap(sc.order) <= maxKeptScratch && lastScratch.CompareAndSwap(nil, sc) {
-		return
-	}
-	scratchPool.Put(sc)
-}
-
-// grown returns buf resliced to n elements, reallocated only when its capacity is
-// short; the elements keep whatever they held.
-func grown[T any](buf []T, n int) []T {
-	if cap(buf) < n {
-		return make([]T, n)
-	}
-	return buf[:n]
-}
 
 // sweep goes on thinning layer from its pixel i (see ThinRuns), with the first n pixels
 // kept so far compacted at its start, until a simple pixel that is not free asks
@@ -451,7 +419,7 @@ func visitOrder(rs distance.Runs, d []int32, w int, framed []uint8, sc *scratch)
 	if sc == nil {
 		sc = new(scratch)
 	}
-	bands := grown(sc.bands, min(maxOrderBands, (h+orderBandRows-1)/orderBandRows))
+	bands := keep.Grown(sc.bands, min(maxOrderBands, (h+orderBandRows-1)/orderBandRows))
 	sc.bands = bands
 	rows := (h + len(bands) - 1) / len(bands)
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
@@ -484,7 +452,7 @@ func visitOrder(rs distance.Runs, d []int32, w int, framed []uint8, sc *scratch)
 		}
 	}
 	layers = append(layers, int(at))
-	order = grown(sc.order, int(at)) // every element is placed: no need to zero it
+	order = keep.Grown(sc.order, int(at)) // every element is placed: no need to zero it
 	sc.order = order
 	_ = parallel.For(context.Background(), len(bands), 1, func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
