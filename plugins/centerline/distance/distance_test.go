@@ -333,3 +333,30 @@ func TestTransformAfterLargerImages(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformReusesReleasedMaps checks the maps given back with Release: each is
+// filled with garbage first, so that a byte TransformRuns fails to clear shows.
+func TestTransformReusesReleasedMaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		w, h  int
+		share float64 // of shape pixels
+	}{
+		{300, 90, 0.9}, {9, 4, 0.5}, {120, 200, 0.2}, {2, 2, 0}, {64, 64, 0.7},
+		{301, 1, 0.6}, {1, 301, 0.6}, {150, 150, 0.05}, {40, 30, 1},
+	} {
+		in := make([]bool, tc.w*tc.h)
+		for i := range in {
+			in[i] = r.Float64() < tc.share
+		}
+		got := TransformRuns(FindRuns(in, tc.w, tc.h), tc.w, tc.h)
+		if want := brute(in, tc.w, tc.h); !slices.Equal(got, want) {
+			t.Errorf("%dx%d (share %v): transform differs from the definition", tc.w, tc.h, tc.share)
+		}
+		got = got[:cap(got)]
+		for i := range got {
+			got[i] = int32(r.Uint32())
+		}
+		Release(got)
+	}
+}

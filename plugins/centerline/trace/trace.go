@@ -223,6 +223,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
 	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
 	level := <-levelOf
+	// The distance map's last readers are done (the graph and the ink level): the next
+	// trace reuses it.
+	distance.Release(d)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
