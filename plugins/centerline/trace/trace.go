@@ -145,6 +145,9 @@ func Trace(ctx context.Context, img *image.NRGBA, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+		// Nothing of the trace refers to the ink's image or mask: the next trace
+		// reuses their buffers.
+		ink.Release(g, m)
 		grp.Color = color.NRGBA{A: 255}
 		groups = append(groups, grp)
 	} else {
