@@ -335,6 +335,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 				grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: []fit.Segment{{Line: true, P0: a, P3: b}}, Width: spacing})
 			}
 		}
+		distance.ReleaseOpening(blobs)
 		return grp, nil
 	}
 	var fills []loop
@@ -359,6 +360,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	for _, f := range fills {
 		grp.Fills = append(grp.Fills, f.segs)
 	}
+	// Nothing refers to the filled areas' mask any more (the areas are done, and
+	// their outlines fitted): the next trace's opening reuses it.
+	distance.ReleaseOpening(blobs)
 	return grp, nil
 }
 
