@@ -333,3 +333,66 @@ func TestTransformAfterLargerImages(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformReusesReleasedMaps checks the maps given back with Release: each is
+// filled with garbage first, so that a byte TransformRuns fails to clear shows.
+func TestTransformReusesReleasedMaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		w, h  int
+		share float64 // of shape pixels
+	}{
+		{300, 90, 0.9}, {9, 4, 0.5}, {120, 200, 0.2}, {2, 2, 0}, {64, 64, 0.7},
+		{301, 1, 0.6}, {1, 301, 0.6}, {150, 150, 0.05}, {40, 30, 1},
+	} {
+		in := make([]bool, tc.w*tc.h)
+		for i := range in {
+			in[i] = r.Float64() < tc.share
+		}
+		got := TransformRuns(FindRuns(in, tc.w, tc.h), tc.w, tc.h)
+		if want := brute(in, tc.w, tc.h); !slices.Equal(got, want) {
+			t.Errorf("%dx%d (share %v): transform differs from the definition", tc.w, tc.h, tc.share)
+		}
+		got = got[:cap(got)]
+		for i := range got {
+			got[i] = int32(r.Uint32())
+		}
+		Release(got)
+	}
+}
+
+// TestOpeningReusesReleasedMasks checks OpeningRuns on masks given back with
+// ReleaseOpening, filled with garbage first (and longer than needed), against its
+// result on a new mask.
+func TestOpeningReusesReleasedMasks(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		w, h  int
+		share float64
+		rad   float64
+		extra int
+	}{
+		{120, 90, 0.9, 3, 0}, {64, 64, 1, 6, 17}, {200, 40, 0.8, 2, 1}, {9, 9, 1, 2, 3},
+	} {
+		in := make([]bool, tc.w*tc.h)
+		for i := range in {
+			in[i] = r.Float64() < tc.share
+		}
+		rs := FindRuns(in, tc.w, tc.h)
+		d := TransformRuns(rs, tc.w, tc.h)
+		want, wantRuns := OpeningRuns(rs, d, tc.w, tc.h, tc.rad)
+		want, wantSpans := slices.Clone(want), slices.Clone(wantRuns.Spans)
+		if want == nil {
+			t.Fatalf("%dx%d: no opening to compare", tc.w, tc.h)
+		}
+		b := make([]bool, tc.w*tc.h+tc.extra)
+		for i := range b {
+			b[i] = r.IntN(2) == 0
+		}
+		ReleaseOpening(b)
+		got, gotRuns := OpeningRuns(rs, d, tc.w, tc.h, tc.rad)
+		if !slices.Equal(got, want) || !slices.Equal(gotRuns.Spans, wantSpans) {
+			t.Errorf("%dx%d r %v: opening on a mask given back differs", tc.w, tc.h, tc.rad)
+		}
+	}
+}

@@ -42,6 +42,7 @@ func BlobsAndRuns(rs distance.Runs, d []int32, w, h int, r float64) ([]bool, dis
 	}
 	kept, left := dropThin(out, ors, d, r*r, w)
 	if !left {
+		distance.ReleaseOpening(out)
 		return nil, distance.Runs{}
 	}
 	return out, kept

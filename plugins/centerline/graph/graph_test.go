@@ -361,3 +361,23 @@ func TestBuildsOfPartsGiveTheStrokesOfOneBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestGridsGoBackEmpty checks that every grid a build gives back to gridCache is all
+// zero (its whole capacity), so that the next build starts on an empty grid, across
+// skeletons of changing sizes and builds of several parts.
+func TestGridsGoBackEmpty(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, tc := range []struct{ w, h, builds int }{
+		{90, 70, 1}, {20, 10, 2}, {60, 95, 3}, {8, 8, 1}, {97, 12, 5}, {30, 40, 2},
+	} {
+		pix, d := randomSkeleton(rng, tc.w, tc.h)
+		buildIn(tc.builds, pix, d, tc.w, tc.h, DefaultOptions())
+		g := gridCache.Get()
+		for i, b := range g.st[:cap(g.st)] {
+			if b != 0 {
+				t.Fatalf("%dx%d in %d builds: byte %d of the grid given back is %#x", tc.w, tc.h, tc.builds, i, b)
+			}
+		}
+		gridCache.Put(g, true)
+	}
+}

@@ -161,7 +161,11 @@ func paperTileRow(g *Image, t, tw, j int, est []float64, mask []bool, tb int) {
 		for y := y0; y < y1; y++ {
 			row := g.Pix[y*g.W+x0 : y*g.W+x1]
 			if mask != nil {
-				countInk(&dark, row, mask[y*g.W+x0:y*g.W+x1], tb)
+				// The mask may be a buffer given back (Binarise), and countInk sets
+				// only the ink: cleared here, a tile's row at a time.
+				m := mask[y*g.W+x0 : y*g.W+x1]
+				clear(m)
+				countInk(&dark, row, m, tb)
 				continue
 			}
 			k := 0

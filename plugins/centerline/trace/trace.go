@@ -148,6 +148,9 @@ func Trace(ctx context.Context, img *image.NRGBA, o Options) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+		// Nothing of the trace refers to the ink's image or mask: the next trace
+		// reuses their buffers.
+		ink.Release(g, m)
 		grp.Color = color.NRGBA{A: 255}
 		groups = append(groups, grp)
 	} else {
@@ -226,6 +229,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
 	ss := graph.BuildPixels(sk.Pixels(), d, w, h, gopt)
 	level := <-levelOf
+	// The distance map's last readers are done (the graph and the ink level): the next
+	// trace reuses it.
+	distance.Release(d)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
@@ -332,6 +338,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 				grp.Strokes = append(grp.Strokes, svgout.Stroke{Segments: []fit.Segment{{Line: true, P0: a, P3: b}}, Width: spacing})
 			}
 		}
+		distance.ReleaseOpening(blobs)
 		return grp, nil
 	}
 	var fills []loop
@@ -356,6 +363,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	for _, f := range fills {
 		grp.Fills = append(grp.Fills, f.segs)
 	}
+	// Nothing refers to the filled areas' mask any more (the areas are done, and
+	// their outlines fitted): the next trace's opening reuses it.
+	distance.ReleaseOpening(blobs)
 	return grp, nil
 }
 
