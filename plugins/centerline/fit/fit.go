@@ -15,6 +15,7 @@ package fit
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 )
@@ -148,9 +149,66 @@ func (bf *buffers) fit(pts []Vec, radius []float64, closed bool, o Options) []Se
 	// A run's direction at a point is taken from the points about 3 before and after
 	// it, whichever Sample: as many of the points taken (at least one).
 	reach := max(1, 3/sample)
-	var out []Segment
-	for i := 1; i < len(corners) && len(out) < limit; i++ {
-		out = bf.ps.fitRun(bf.smooth(pts[corners[i-1]:corners[i]+1], passes, sample), o.Tolerance, reach, out, limit)
+	r := runner{pts: pts, passes: passes, sample: sample, tol: o.Tolerance, reach: reach, limit: limit}
+	if k := splitAt(corners); k > 0 && len(pts) >= minSplitPoints && runtime.GOMAXPROCS(0) > 1 {
+		// The runs between corners are fitted each on its own (fitRun starts afresh
+		// at each), so a long chain's later runs are fitted on one more goroutine, in
+		// their own buffers, while this one fits the first: the same segments in the
+		// same order. (On the openclipart owl, one filled outline of 12,455 points
+		// in 5 runs is a fit of about 3.5 ms at 2 cores, the longest single task of
+		// the outlines' fits.)
+		var tail []Segment
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			b := pool.Get().(*buffers)
+			defer pool.Put(b)
+			tail = r.fit(b, corners[k:], nil)
+		}()
+		out := r.fit(bf, corners[:k+1], nil)
+		<-done
+		out = append(out, tail...)
+		return out[:min(len(out), limit)]
+	}
+	return r.fit(bf, corners, nil)
+}
+
+// minSplitPoints is the fewest points of a chain whose runs Fit shares between two
+// goroutines: a fit costs about 0.3 µs a point (outlines, every third point fitted),
+// so 2,000 points are some 0.5 ms of work, against a few µs to start a goroutine.
+const minSplitPoints = 2000
+
+// splitAt returns the corner k at which the runs of a chain with corners are split in
+// two of about equal points (runs corners[0..k] and corners[k..]), or 0 when there is
+// one run.
+func splitAt(corners []int) int {
+	if len(corners) < 3 {
+		return 0
+	}
+	first, last := corners[0], corners[len(corners)-1]
+	best, bestOff := 0, math.MaxInt
+	for k := 1; k < len(corners)-1; k++ {
+		// The larger of the two halves' points is what the split takes in wall time.
+		if off := max(corners[k]-first, last-corners[k]); off < bestOff {
+			best, bestOff = k, off
+		}
+	}
+	return best
+}
+
+// runner fits the runs of one chain of points, the same for each of its goroutines.
+type runner struct {
+	pts                   []Vec
+	passes, sample, reach int
+	tol                   float64
+	limit                 int
+}
+
+// fit appends to out the segments of the runs between corners (in order), in bf's
+// buffers, stopping once out holds r.limit segments.
+func (r runner) fit(bf *buffers, corners []int, out []Segment) []Segment {
+	for i := 1; i < len(corners) && len(out) < r.limit; i++ {
+		out = bf.ps.fitRun(bf.smooth(r.pts[corners[i-1]:corners[i]+1], r.passes, r.sample), r.tol, r.reach, out, r.limit)
 	}
 	return out
 }
