@@ -545,8 +545,8 @@ type pieces struct {
 	q     []Vec     // the last piece's points
 	u, v  []float64 // their parameters, and the next step's
 	w     [][4]float64
-	s, z  [][3]float64 // how each parameter slides with a step (normal's), for u and v
-	d     []Vec        // the offsets of the curve last measured from q (distances')
+	s, z  [][3]float64 // how each parameter slides with a step (equations'), for u and v
+	d     []Vec        // the offsets of the curve last measured from q (distancesAt's, slid's)
 }
 
 // from starts the pieces at pts[i].
@@ -678,73 +678,32 @@ type curve struct {
 	a1, a2         float64
 }
 
+// controls returns the coordinates of c's four control points, as segment has them.
+func (c *curve) controls() (x0, y0, x1, y1, x2, y2, x3, y3 float64) {
+	x0, y0, x3, y3 = c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
+	return x0, y0, x0 + c.t1.X*c.a1, y0 + c.t1.Y*c.a1, x3 + c.t2.X*c.a2, y3 + c.t2.Y*c.a2, x3, y3
+}
+
 func (c *curve) segment() Segment {
 	return Segment{P0: c.p0, P1: c.p0.add(c.t1.mul(c.a1)), P2: c.p3.add(c.t2.mul(c.a2)), P3: c.p3}
 }
 
-// sums are what curve.normal adds up over a piece's inner points.
+// sums are what distancesAt, slid and equations add up over a piece's inner points.
 type sums struct {
 	worst, sum            float64 // the largest distance and the sum of the squared ones
 	m11, m12, m22, r1, r2 float64 // the normal equations of the step on (a1, a2)
 }
 
-// normal returns the largest distance between pts and c at parameters u, the sum of
-// the squared distances, and the normal equations of the Gauss-Newton step on (a1,
-// a2) that minimises the squared distances measured across the curve, with each point
-// free to slide along it: the step (d1, d2) solves [m11 m12; m12 m22] (d1, d2) =
-// -(r1, r2), and slides parameter i by -(s[i][0] + s[i][1]*d1 + s[i][2]*d2). Once a
-// distance exceeds stop, or the sum reaches most with a distance above tol, it returns
-// the largest distance so far and an infinite sum: a step whose sum is not below most
-// is taken back unless the curve is within tol. d is its scratch space, as long as
-// pts. (cubic calls its halves apart: distancesAt or slid, then equations.)
-func (c *curve) normal(pts []Vec, u []float64, s [][3]float64, d []Vec, stop, tol, most float64) sums {
-	e := c.distances(pts, u, d, stop, tol, most)
-	if !math.IsInf(e.sum, 1) {
-		c.equations(u[:len(pts)], d, s, &e)
-	}
-	return e
-}
-
-// distances is normal's first half: the largest distance and the sum of the squared
-// ones, leaving each inner point's offset from the curve in d. Most of a piece's fits
-// need no more (they fit, or stray too far, or their step is taken back), so the
-// normal equations wait until a step is taken (owl: 40 % of normal's calls).
-func (c *curve) distances(pts []Vec, u []float64, d []Vec, stop, tol, most float64) sums {
-	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
-	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
-	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
-	var worst, sum float64
-	stop2, tol2 := stop*stop, tol*tol
-	pts, u, d = pts[:len(pts)-1], u[:len(pts)-1], d[:len(pts)-1]
-	for i := 1; i < len(pts); i++ {
-		t := u[i]
-		mt := 1 - t
-		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
-		dx := b0*x0 + b1*x1 + b2*x2 + b3*x3 - pts[i].X
-		dy := b0*y0 + b1*y1 + b2*y2 + b3*y3 - pts[i].Y
-		d[i] = Vec{dx, dy}
-		dd := dx*dx + dy*dy
-		if dd > worst {
-			worst = dd
-			if dd > stop2 {
-				return sums{worst: math.Sqrt(dd), sum: math.Inf(1)}
-			}
-		}
-		sum += dd
-		if sum >= most && worst > tol2 {
-			return sums{worst: math.Sqrt(worst), sum: math.Inf(1)}
-		}
-	}
-	return sums{worst: math.Sqrt(worst), sum: sum}
-}
-
-// distancesAt is distances without a most, at the parameters whose cubic's weights
-// generate left in w: each the same as distances finds them, taken instead of worked
-// out again (owl: the first distances of each try 7.39M -> 5.57M instructions per trace).
+// distancesAt returns the largest distance between the inner points of pts and c and
+// the sum of the squared distances, leaving each one's offset from the curve in d, at
+// the parameters whose cubic's weights generate left in w (taken instead of worked out
+// again: owl, the first distances of each try 7.39M -> 5.57M instructions per trace).
+// Once a distance exceeds stop it returns it and an infinite sum. Most of a piece's
+// fits need no more than the distances (they fit, or stray too far, or their step is
+// taken back), so the step's normal equations (equations) wait until a step is taken
+// (owl: 40 % of the calls).
 func (c *curve) distancesAt(pts []Vec, w [][4]float64, d []Vec, stop float64) sums {
-	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
-	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
-	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
+	x0, y0, x1, y1, x2, y2, x3, y3 := c.controls()
 	var worst, sum float64
 	stop2 := stop * stop
 	m := len(pts) - 1
@@ -766,14 +725,15 @@ func (c *curve) distancesAt(pts []Vec, w [][4]float64, d []Vec, stop float64) su
 	return sums{worst: math.Sqrt(worst), sum: sum}
 }
 
-// slid is distances (without a stop) at the parameters u slid by the step (d1, d2)
-// as s says, which it sets v to as far as it measures: in the one loop, the step's
-// parameters cost no loop of their own, and none past a sum that reaches most (owl:
-// the fit 119.6M -> 116.8M instructions per trace).
+// slid is distancesAt (without a stop) at the parameters u slid by the step (d1, d2)
+// as s says (see equations), which it sets v to as far as it measures: in the one
+// loop, the step's parameters cost no loop of their own, and none past a sum that
+// reaches most (owl: the fit 119.6M -> 116.8M instructions per trace). Once the sum
+// reaches most with a distance above tol, it returns the largest distance so far and
+// an infinite sum: a step whose sum is not below most is taken back unless the curve
+// is within tol.
 func (c *curve) slid(pts []Vec, u []float64, s [][3]float64, d1, d2 float64, v []float64, d []Vec, tol, most float64) sums {
-	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
-	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
-	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
+	x0, y0, x1, y1, x2, y2, x3, y3 := c.controls()
 	var worst, sum float64
 	tol2 := tol * tol
 	m := len(pts) - 1
@@ -798,12 +758,13 @@ func (c *curve) slid(pts []Vec, u []float64, s [][3]float64, d1, d2 float64, v [
 	return sums{worst: math.Sqrt(worst), sum: sum}
 }
 
-// equations is normal's second half: it adds to e the normal equations of the step
-// and sets s, from the offsets d that distances left at parameters u.
+// equations sets in e the normal equations of the Gauss-Newton step on (a1, a2) that
+// minimises the squared distances measured across the curve, with each point free to
+// slide along it, from the offsets d that distancesAt or slid left at parameters u:
+// the step (d1, d2) solves [m11 m12; m12 m22] (d1, d2) = -(r1, r2), and slides
+// parameter i by -(s[i][0] + s[i][1]*d1 + s[i][2]*d2).
 func (c *curve) equations(u []float64, d []Vec, s [][3]float64, e *sums) {
-	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
-	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
-	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
+	x0, y0, x1, y1, x2, y2, x3, y3 := c.controls()
 	// the control polygon's legs, which the direction at every t weighs
 	lx0, ly0, lx1, ly1, lx2, ly2 := x1-x0, y1-y0, x2-x1, y2-y1, x3-x2, y3-y2
 	t1x, t1y, t2x, t2y := c.t1.X, c.t1.Y, c.t2.X, c.t2.Y

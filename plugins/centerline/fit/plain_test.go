@@ -9,12 +9,62 @@ import (
 // This file keeps the plain forms of the fit's sped-up steps, as they were before,
 // and tests that the fast forms give the same bits: the speed-ups keep the output.
 
+// normal and distances are the fit's measure of a curve in its plain two-pass form,
+// which pieces.cubic no longer calls (it takes distancesAt or slid, then equations):
+// the tests check the step's equations through it, against their definition.
+
+// normal returns the largest distance between pts and c at parameters u, the sum of
+// the squared distances, and the normal equations of the Gauss-Newton step on (a1,
+// a2) that minimises the squared distances measured across the curve, with each point
+// free to slide along it: the step (d1, d2) solves [m11 m12; m12 m22] (d1, d2) =
+// -(r1, r2), and slides parameter i by -(s[i][0] + s[i][1]*d1 + s[i][2]*d2). Once a
+// distance exceeds stop, or the sum reaches most with a distance above tol, it returns
+// the largest distance so far and an infinite sum: a step whose sum is not below most
+// is taken back unless the curve is within tol. d is its scratch space, as long as
+// pts. (cubic calls its halves apart: distancesAt or slid, then equations.)
+func (c *curve) normal(pts []Vec, u []float64, s [][3]float64, d []Vec, stop, tol, most float64) sums {
+	e := c.distances(pts, u, d, stop, tol, most)
+	if !math.IsInf(e.sum, 1) {
+		c.equations(u[:len(pts)], d, s, &e)
+	}
+	return e
+}
+
+// distances is normal's first half: the largest distance and the sum of the squared
+// ones, leaving each inner point's offset from the curve in d. Most of a piece's fits
+// need no more (they fit, or stray too far, or their step is taken back), so the
+// normal equations wait until a step is taken (owl: 40 % of normal's calls).
+func (c *curve) distances(pts []Vec, u []float64, d []Vec, stop, tol, most float64) sums {
+	x0, y0, x1, y1, x2, y2, x3, y3 := c.controls()
+	var worst, sum float64
+	stop2, tol2 := stop*stop, tol*tol
+	pts, u, d = pts[:len(pts)-1], u[:len(pts)-1], d[:len(pts)-1]
+	for i := 1; i < len(pts); i++ {
+		t := u[i]
+		mt := 1 - t
+		b0, b1, b2, b3 := mt*mt*mt, 3*mt*mt*t, 3*mt*t*t, t*t*t
+		dx := b0*x0 + b1*x1 + b2*x2 + b3*x3 - pts[i].X
+		dy := b0*y0 + b1*y1 + b2*y2 + b3*y3 - pts[i].Y
+		d[i] = Vec{dx, dy}
+		dd := dx*dx + dy*dy
+		if dd > worst {
+			worst = dd
+			if dd > stop2 {
+				return sums{worst: math.Sqrt(dd), sum: math.Inf(1)}
+			}
+		}
+		sum += dd
+		if sum >= most && worst > tol2 {
+			return sums{worst: math.Sqrt(worst), sum: math.Inf(1)}
+		}
+	}
+	return sums{worst: math.Sqrt(worst), sum: sum}
+}
+
 // normalPlain is curve.normal in one pass: the distances and the normal equations
 // summed together at every point.
 func (c *curve) normalPlain(pts []Vec, u []float64, s [][3]float64, stop, tol, most float64) sums {
-	x0, y0, x3, y3 := c.p0.X, c.p0.Y, c.p3.X, c.p3.Y
-	x1, y1 := x0+c.t1.X*c.a1, y0+c.t1.Y*c.a1
-	x2, y2 := x3+c.t2.X*c.a2, y3+c.t2.Y*c.a2
+	x0, y0, x1, y1, x2, y2, x3, y3 := c.controls()
 	var e sums
 	stop2, tol2 := stop*stop, tol*tol
 	pts, u, s = pts[:len(pts)-1], u[:len(pts)-1], s[:len(pts)-1]
