@@ -37,13 +37,7 @@ func Transform(in []bool, w, h int) []int32 {
 // its bytes are cleared here, a band of columns at a time in the first phase's
 // goroutines, just before the phase writes them.
 func TransformRuns(rs Runs, w, h int) []int32 {
-	var d []int32
-	dirty := false
-	if p := mapCache.Get(); cap(*p) >= w*h {
-		d, dirty = (*p)[:w*h], true
-	} else {
-		d = make([]int32, w*h)
-	}
+	d, dirty := keep.Take(&mapCache, w*h)
 	if w <= 0 || h <= 0 {
 		return d
 	}
@@ -343,19 +337,22 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 		if out == nil {
 			// A mask given back (ReleaseOpening) when one is large enough: the
 			// boxes below set only their own pixels, so it is cleared whole.
-			if p := outCache.Get(); cap(*p) >= w*h {
-				out = (*p)[:w*h]
+			var dirty bool
+			if out, dirty = keep.Take(&outCache, w*h); dirty {
 				clear(out)
-			} else {
-				out = make([]bool, w*h)
 			}
 		}
 		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
 		// A column distance above r is as good as infinite.
-		if far := grow + 1; far < math.MaxUint8 { // far+1 must not wrap
-			nears = append(nears, opening(rs, d, t, b, uint8(far), r2, ends, out))
+		// The column distances: scratch from openCache in the usual case of one byte
+		// (every element is set by opening before it is read).
+		if far, n := grow+1, (b.x1-b.x0+1)*(b.y1-b.y0+1); far < math.MaxUint8 { // far+1 must not wrap
+			g := openCache.Get()
+			*g = keep.Grown(*g, n)
+			nears = append(nears, opening(rs, d, t, b, uint8(far), r2, ends, out, *g))
+			openCache.Put(g, n <= maxKept)
 		} else {
-			nears = append(nears, opening(rs, d, t, b, int32(far), r2, ends, out))
+			nears = append(nears, opening(rs, d, t, b, int32(far), r2, ends, out, make([]int32, n)))
 		}
 		boxes = append(boxes, b)
 		b = box{x0: w, y0: -1, w: w}
@@ -441,26 +438,18 @@ type box struct{ x0, y0, x1, y1, w int }
 // must count, by looking at the far rows above each.
 const maxSpanRows = 64
 
-// opening is Opening's work on box b, with column distances of type T capped at far.
-// ends, when not nil, holds each image row's first and last core pixel (-1: none). It
-// returns, for each row of the box, the box's columns a <= x < b that have a core pixel
-// within far-1 rows (all of them when ends is nil).
-func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, ends [][2]int32, out []bool) [][2]int {
+// opening is Opening's work on box b, with column distances of type T capped at far,
+// in g (scratch, one per pixel of the box). ends, when not nil, holds each image row's
+// first and last core pixel (-1: none). It returns, for each row of the box, the box's
+// columns a <= x < b that have a core pixel within far-1 rows (all of them when ends is
+// nil).
+func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 float64, ends [][2]int32, out []bool, g []T) [][2]int {
 	bw, bh, w := b.x1-b.x0+1, b.y1-b.y0+1, b.w
 	// The column distance to the core, capped at far, in one sweep down: counted from
 	// the core above, and lowered above the top of each run of core pixels. It starts
 	// far everywhere (filled by doubling copies, a small part of a pass over it), so
 	// that the rows far from any core are not written at all: most of a box whose
 	// cores are few and far apart (spaghetti: the sweep took 8.6M instructions a trace).
-	// g is scratch from openCache when T is uint8, the usual case (every element is
-	// set here before it is read).
-	var g []T
-	if _, ok := any(g).([]uint8); ok {
-		g = keep.Grown(*any(openCache.Get()).(*[]T), bw*bh)
-		defer openCache.Put(any(&g).(*[]uint8), len(g) <= maxKept)
-	} else {
-		g = make([]T, bw*bh)
-	}
 	if len(g) > 0 {
 		g[0] = far
 		for n := 1; n < len(g); n *= 2 {

@@ -126,7 +126,7 @@ func TestOpeningIsTheUnionOfTheDiscsThatFit(t *testing.T) {
 		}
 		// The wide distances used for radii over 253 pixels, on the whole image.
 		wide := make([]bool, len(in))
-		opening(FindRuns(in, tc.w, tc.h), d, int32(math.Ceil(r2)), box{0, 0, tc.w - 1, tc.h - 1, tc.w}, int32(math.Ceil(tc.r)+1), r2, nil, wide)
+		opening(FindRuns(in, tc.w, tc.h), d, int32(math.Ceil(r2)), box{0, 0, tc.w - 1, tc.h - 1, tc.w}, int32(math.Ceil(tc.r)+1), r2, nil, wide, make([]int32, tc.w*tc.h))
 		check("int32 distances", wide)
 	}
 	in := make([]bool, 100)

@@ -95,7 +95,7 @@ func Darkness(img *image.NRGBA) *Image { return overWhite(img, true) }
 // (luma true), or its darkest channel.
 func overWhite(img *image.NRGBA, luma bool) *Image {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	pix, dirty := kept(&pixCache, w*h)
+	pix, dirty := keep.Take(&pixCache, w*h)
 	out := &Image{W: w, H: h, Pix: pix}
 	_ = parallel.For(context.Background(), h, 32, func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
@@ -217,7 +217,7 @@ func Binarise(g *Image, mode Mode, level float64) (*Image, *Mask) {
 		// The fixed threshold's mask is found in Flatten's read of g, and kept unless
 		// the lighting is divided out.
 		// The mask's buffer may be one given back: flatten clears what it sets.
-		pix, _ := kept(&maskCache, len(g.Pix))
+		pix, _ := keep.Take(&maskCache, len(g.Pix))
 		m := &Mask{W: g.W, H: g.H, Pix: pix}
 		f, dim, found := flatten(g, m.Pix, fixedLevel(level))
 		if !dim && found {
@@ -258,15 +258,6 @@ var (
 // so that a large image's go back to the garbage collector.
 const maxKept = 4_000_000
 
-// kept returns a buffer of n elements from c when it holds one large enough, and says
-// so (dirty: its elements hold whatever they held), else a new zero one.
-func kept[T any](c *keep.Cache[[]T], n int) (buf []T, dirty bool) {
-	if p := c.Get(); cap(*p) >= n {
-		return (*p)[:n], true
-	}
-	return make([]T, n), false
-}
-
 // fixedLevel returns the darkness above which a pixel is ink at luma threshold level
 // in Fixed mode: darkness is whole, so above 255 - level means above its floor (and no
 // level that is not a number makes anything ink).
@@ -282,7 +273,7 @@ func fixedLevel(level float64) int {
 // Fixed (or Auto) mode (level is the luma threshold, as potrace's), above Otsu's
 // level, or above Sauvola's local level over a window of about four line widths.
 func Threshold(g *Image, mode Mode, level float64) *Mask {
-	pix, dirty := kept(&maskCache, len(g.Pix))
+	pix, dirty := keep.Take(&maskCache, len(g.Pix))
 	m := &Mask{W: g.W, H: g.H, Pix: pix} // Otsu and sauvola set every pixel
 	switch mode {
 	case Otsu:

@@ -41,6 +41,16 @@ func (c *Cache[T]) Put(p *T, small bool) {
 	c.pool.Put(p)
 }
 
+// Take returns a slice of n elements from a buffer c kept (given back by a Put), when
+// one is there and large enough, and says so (dirty: its elements hold whatever they
+// held); else a new zero one (a buffer too small is left to the garbage collector).
+func Take[T any](c *Cache[[]T], n int) (buf []T, dirty bool) {
+	if p := c.Get(); cap(*p) >= n {
+		return (*p)[:n], true
+	}
+	return make([]T, n), false
+}
+
 // Grown returns buf resliced to n elements, reallocated only when its capacity is
 // short; the elements keep whatever they held.
 func Grown[T any](buf []T, n int) []T {

@@ -61,3 +61,37 @@ func TestGrownReusesCapacityAndKeepsContents(t *testing.T) {
 		}
 	}
 }
+
+func TestTakeReusesAKeptBufferLargeEnough(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		kept  int // the length of the buffer put before (0: none)
+		n     int
+		dirty bool
+	}{
+		{"none kept", 0, 5, false},
+		{"large enough", 8, 5, true},
+		{"exactly", 5, 5, true},
+		{"too small", 4, 5, false},
+	} {
+		var c Cache[[]int]
+		if tc.kept > 0 {
+			buf := make([]int, tc.kept)
+			for i := range buf {
+				buf[i] = 7
+			}
+			c.Put(&buf, true)
+		}
+		got, dirty := Take(&c, tc.n)
+		if len(got) != tc.n || dirty != tc.dirty {
+			t.Errorf("%s: len %d dirty %v, want %d %v", tc.name, len(got), dirty, tc.n, tc.dirty)
+		}
+		if !dirty {
+			for i, v := range got {
+				if v != 0 {
+					t.Errorf("%s: a new buffer holds %d at %d", tc.name, v, i)
+				}
+			}
+		}
+	}
+}
