@@ -83,8 +83,7 @@ func Document(w, h int, groups []Group, travel float64) ([]byte, int) {
 func strokePaths(ss []Stroke) ([][]byte, []int) {
 	const grain = 64
 	bufs := make([][]byte, parallel.Workers(len(ss), grain))
-	type span struct{ worker, a, b int }
-	spans := make([]span, len(ss))
+	out := make([][]byte, len(ss))
 	segs := make([]int, len(ss))
 	_ = parallel.For(context.Background(), len(ss), grain, func(worker, lo, hi int) {
 		p := svg.NewPath(Precision)
@@ -103,14 +102,11 @@ func strokePaths(ss []Stroke) ([][]byte, []int) {
 			b = append(b, `" d="`...)
 			b = append(b, p.Bytes()...)
 			b = append(b, `"/>`...)
-			spans[i] = span{worker, a, len(b)}
+			// A later append that grows b copies it; this slice keeps the bytes.
+			out[i] = b[a:len(b):len(b)]
 		}
 		bufs[worker] = b
 	})
-	out := make([][]byte, len(ss))
-	for i, sp := range spans {
-		out[i] = bufs[sp.worker][sp.a:sp.b]
-	}
 	return out, segs
 }
 
