@@ -109,11 +109,13 @@ func (d *directServer) run(ctx context.Context, id uint64, req proto.Message) {
 
 // writeTraceResponse writes resp as the answer to call id, its SVG straight from the
 // engine's slice rather than copied into the marshalled message: the SVG field first,
-// then the others (protobuf fields may come in any order).
+// then the others (protobuf fields may come in any order), marshalled from resp with its
+// SVG taken out for the while, so that a field the message gains is carried too.
 func (w *frameWriter) writeTraceResponse(id uint64, resp *tracev1.TraceResponse) error {
 	svg := resp.GetSvg()
-	tail, err := proto.Marshal(&tracev1.TraceResponse{Width: resp.GetWidth(), Height: resp.GetHeight(),
-		DecodeMicros: resp.GetDecodeMicros(), TraceMicros: resp.GetTraceMicros(), Failure: resp.GetFailure()})
+	resp.Svg = nil
+	tail, err := proto.Marshal(resp)
+	resp.Svg = svg
 	if err != nil {
 		return err
 	}

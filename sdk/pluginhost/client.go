@@ -377,10 +377,14 @@ func (c *Client) Trace(ctx context.Context, req TraceRequest) (TraceResult, erro
 	}, nil
 }
 
-// trace sends one Trace call: on the direct channel when the plugin serves it there and
-// the channel is sound, else over gRPC.
+// callsDirect reports whether Trace and Analyze calls go on the direct channel: the
+// plugin serves them there and the channel is sound.
+func (c *Client) callsDirect() bool { return c.directCalls.Load() && c.direct.sound() }
+
+// trace sends one Trace call: on the direct channel when it can (callsDirect), else over
+// gRPC.
 func (c *Client) trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1.TraceResponse, error) {
-	if c.directCalls.Load() && c.direct.sound() {
+	if c.callsDirect() {
 		return c.direct.trace(ctx, req)
 	}
 	return c.rpc.Trace(ctx, req)
@@ -388,7 +392,7 @@ func (c *Client) trace(ctx context.Context, req *tracev1.TraceRequest) (*tracev1
 
 // analyzeCall sends one Analyze call, on the direct channel if it can, as trace does.
 func (c *Client) analyzeCall(ctx context.Context, req *tracev1.AnalyzeRequest) (*tracev1.AnalyzeResponse, error) {
-	if c.directCalls.Load() && c.direct.sound() {
+	if c.callsDirect() {
 		return c.direct.analyze(ctx, req)
 	}
 	return c.rpc.Analyze(ctx, req)

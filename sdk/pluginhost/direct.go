@@ -129,7 +129,7 @@ func (d *directChannel) call(ctx context.Context, kind byte, req proto.Message) 
 	// ctx ended: the cancel frame is sent and the deadline set, or being set.
 	<-cancelled
 	_ = d.conn.SetReadDeadline(time.Time{})
-	if err == nil || !errors.Is(err, errReadDeadline) {
+	if !errors.Is(err, errReadDeadline) {
 		<-d.turn
 		return answer, err
 	}

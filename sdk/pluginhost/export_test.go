@@ -14,7 +14,7 @@ func SetCloneIntoCgroup(on bool) bool {
 
 // CallsDirect reports whether the client sends its Trace and Analyze calls on the
 // plugin's direct channel.
-func (c *Client) CallsDirect() bool { return c.directCalls.Load() && c.direct.sound() }
+func (c *Client) CallsDirect() bool { return c.callsDirect() }
 
 // DecodeTraceResponse exports decodeTraceResponse for the tests.
 var DecodeTraceResponse = decodeTraceResponse

@@ -85,11 +85,10 @@ func WriteFrame(w io.Writer, kind byte, id uint64, parts ...[]byte) error {
 type FrameReader struct {
 	r *bufio.Reader
 	// hdr holds the header of the frame being read, n of its bytes read so far; payload
-	// its payload once the header is whole, got of its bytes read.
+	// its payload once the header is whole (nil before), got of its bytes read.
 	hdr     [DirectHeader]byte
 	n       int
 	payload []byte
-	sized   bool
 	got     int
 }
 
@@ -111,12 +110,12 @@ func (f *FrameReader) Next(max int) (kind byte, id uint64, payload []byte, err e
 			return 0, 0, nil, err
 		}
 	}
-	if !f.sized {
+	if f.payload == nil {
 		size := binary.BigEndian.Uint32(f.hdr[0:4])
 		if int64(size) > int64(max) {
 			return 0, 0, nil, fmt.Errorf("%w: %d bytes, at most %d", ErrFrameTooLarge, size, max)
 		}
-		f.payload, f.sized, f.got = make([]byte, size), true, 0
+		f.payload, f.got = make([]byte, size), 0
 	}
 	for f.got < len(f.payload) {
 		n, err := f.r.Read(f.payload[f.got:])
@@ -129,7 +128,7 @@ func (f *FrameReader) Next(max int) (kind byte, id uint64, payload []byte, err e
 		}
 	}
 	kind, id, payload = f.hdr[4], binary.BigEndian.Uint64(f.hdr[5:]), f.payload
-	f.n, f.payload, f.sized, f.got = 0, nil, false, 0
+	f.n, f.payload, f.got = 0, nil, 0
 	return kind, id, payload, nil
 }
 
@@ -173,9 +172,6 @@ func PluginDirectConn() net.Conn {
 	}
 	syscall.CloseOnExec(fd)
 	f := os.NewFile(uintptr(fd), "tracecraft-direct")
-	if f == nil {
-		return nil
-	}
 	defer f.Close()
 	conn, err := net.FileConn(f)
 	if err != nil {
