@@ -552,14 +552,6 @@ func (g *work) degree(n int) int {
 	return k
 }
 
-func polyLength(pts []Point) float64 {
-	var l float64
-	for i := 1; i < len(pts); i++ {
-		l += dist(pts[i-1], pts[i])
-	}
-	return l
-}
-
 // prune removes spurs: edges from a junction to a free end shorter than the line's
 // radius at the junction (times SpurFactor, plus SpurSlack) that are no stubs (see
 // Options), shortest first, as long as the junction still has three branches.
@@ -788,7 +780,8 @@ func (v view) lengthUpTo(limit float64) (float64, bool) {
 	return l, true
 }
 
-// pointAt is pointAt of the view's points.
+// pointAt returns the point at arc length s along the view (its last point when s is
+// past its end).
 func (v view) pointAt(s float64) Point {
 	for i := 1; i < v.len(); i++ {
 		a, b := v.at(i-1), v.at(i)
@@ -800,18 +793,6 @@ func (v view) pointAt(s float64) Point {
 		s -= l
 	}
 	return v.at(v.len() - 1)
-}
-
-func pointAt(pts []Point, s float64) Point {
-	for i := 1; i < len(pts); i++ {
-		l := dist(pts[i-1], pts[i])
-		if s <= l && l > 0 {
-			t := s / l
-			return Point{X: pts[i-1].X + t*(pts[i].X-pts[i-1].X), Y: pts[i-1].Y + t*(pts[i].Y-pts[i-1].Y)}
-		}
-		s -= l
-	}
-	return pts[len(pts)-1]
 }
 
 // join pairs the branches at each node that continue each other and chains edges into
@@ -1077,13 +1058,10 @@ func joinGaps(ss []Stroke, o Options) []Stroke {
 // unit direction out of it, from the point about a line width back along the stroke
 // ((0, 0) when that is the end itself).
 func gapEnd(s Stroke, side int) (Point, float64, float64) {
-	pts := s.Points
-	if side == 1 {
-		pts = reversed(pts)
-	}
-	// pts now starts at the free end; direction of travel out of it.
-	tip := pts[0]
-	back := pointAt(pts, max(3, 2*tip.R))
+	// pts starts at the free end; direction of travel out of it.
+	pts := view{s.Points, side == 1}
+	tip := pts.at(0)
+	back := pts.pointAt(max(3, 2*tip.R))
 	dx, dy := tip.X-back.X, tip.Y-back.Y
 	l := math.Hypot(dx, dy)
 	if l == 0 {
@@ -1129,10 +1107,4 @@ func (h *gapHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-func reversed(pts []Point) []Point {
-	r := slices.Clone(pts)
-	slices.Reverse(r)
-	return r
 }
