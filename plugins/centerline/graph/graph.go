@@ -577,8 +577,8 @@ func (g *work) prune() {
 			rj := g.nodes[j].r
 			// A branch as long as the limit is no spur: its length is summed no further.
 			limit := g.o.SpurFactor*rj + g.o.SpurSlack
-			l, whole := view{e.points, false}.lengthUpTo(limit)
-			if !whole || l >= limit {
+			l, short := view{e.points, false}.lengthBelow(limit)
+			if !short {
 				continue
 			}
 			// How far the branch's ink reaches past the junction's disc: a stroke that
@@ -586,7 +586,7 @@ func (g *work) prune() {
 			reach := l + g.nodes[f].r - rj
 			rf := g.nodes[f].r
 			stub := reach >= max(g.o.SpurSlack, rj) || (rf >= 0.75*rj && reach >= g.o.SpurSlack)
-			if l < g.o.SpurFactor*rj+g.o.SpurSlack && !stub {
+			if !stub {
 				cs = append(cs, cand{i, l})
 			}
 		}
@@ -642,7 +642,7 @@ func (g *work) contract() {
 		if ra == rb {
 			continue
 		}
-		if l, whole := (view{e.points, false}).lengthUpTo(g.nodes[e.a].r + g.nodes[e.b].r); whole && l < g.nodes[e.a].r+g.nodes[e.b].r {
+		if _, short := (view{e.points, false}).lengthBelow(g.nodes[e.a].r + g.nodes[e.b].r); short {
 			e.removed = true
 			parent[max(ra, rb)] = min(ra, rb)
 			merged = true
@@ -699,7 +699,7 @@ func (g *work) direction(ee int) (float64, float64) {
 	r := g.nodes[n].r
 	s0, s1 := r, r+max(4, 2*r)
 	// The edge's length matters only when it is below s1: it is summed no further.
-	if total, whole := pts.lengthUpTo(s1); whole && s1 > total {
+	if total, short := pts.lengthBelow(s1); short {
 		s1 = total
 		s0 = min(s0, total/2)
 	}
@@ -768,16 +768,16 @@ func (v view) at(i int) Point {
 	return v.pts[i]
 }
 
-// lengthUpTo returns the view's length summed from its start until it reaches limit,
-// and whether that is its whole length (the sum stayed below limit).
-func (v view) lengthUpTo(limit float64) (float64, bool) {
+// lengthBelow returns the view's length and whether it is below limit; once the sum
+// from its start reaches limit, it stops and returns that partial sum and false.
+func (v view) lengthBelow(limit float64) (float64, bool) {
 	var l float64
 	for i := 1; i < v.len(); i++ {
 		if l += dist(v.at(i-1), v.at(i)); l >= limit {
-			return l, i == v.len()-1
+			return l, false
 		}
 	}
-	return l, true
+	return l, l < limit
 }
 
 // pointAt returns the point at arc length s along the view (its last point when s is
