@@ -23,18 +23,12 @@ import (
 // a disc of radius r fits in: the union of all such discs (the opening by the disc).
 // Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
-	return BlobsRuns(distance.FindRuns(in, w, h), d, w, h, r)
-}
-
-// BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
-// caller that has them.
-func BlobsRuns(rs distance.Runs, d []int32, w, h int, r float64) []bool {
-	b, _ := BlobsAndRuns(rs, d, w, h, r)
+	b, _ := BlobsAndRuns(distance.FindRuns(in, w, h), d, w, h, r)
 	return b
 }
 
-// BlobsAndRuns is BlobsRuns, and returns too the blobs' runs (as distance.FindRuns
-// finds them), for Parts.AbsorbRuns.
+// BlobsAndRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), and
+// returns too the blobs' runs (as distance.FindRuns finds them), for Parts.AbsorbRuns.
 func BlobsAndRuns(rs distance.Runs, d []int32, w, h int, r float64) ([]bool, distance.Runs) {
 	out, ors := distance.OpeningRuns(rs, d, w, h, r)
 	if out == nil {
