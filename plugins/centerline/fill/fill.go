@@ -356,15 +356,10 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 	if y0 < 0 {
 		return nil, nil, nil
 	}
-	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
-	// crackNext takes them (pixels off the image are not set).
+	// corner returns the four pixels around corner (cx, cy) on the image's border, as
+	// crackNext takes them (pixels off the image are not set); trace reads those of
+	// the inner corners itself.
 	corner := func(cx, cy int) int {
-		if cx > 0 && cx < w && cy > 0 && cy < h {
-			// Inside the image (most corners): the four pixels without edge tests.
-			k := (cy-1)*w + cx - 1
-			q := b[k : k+w+2 : k+w+2]
-			return bit(q[0]) | bit(q[1])<<1 | bit(q[w])<<2 | bit(q[w+1])<<3
-		}
 		c := 0
 		if cy > 0 {
 			row := b[(cy-1)*w : cy*w]
