@@ -154,23 +154,14 @@ func (p *Parts) AbsorbRuns(b []bool, brs distance.Runs, share float64) []bool {
 		lo, hi := r.span(i, p.w)
 		size[p.number[i]] += hi - lo
 	}
-	// Each run of b lies in a run of the shape: both rows are walked together.
-	for y := range len(brs.Start) - 1 {
-		k := r.Start[y]
-		for i := brs.Start[y]; i < brs.Start[y+1]; i++ {
-			for r.Spans[k].B <= brs.Spans[i].A {
-				k++
-			}
-			covered[p.number[k]] += int(brs.Spans[i].B - brs.Spans[i].A)
-		}
+	for i, k := range p.runParts(brs) {
+		covered[k] += int(brs.Spans[i].B - brs.Spans[i].A)
 	}
 	for i := range r.len() {
 		k := p.number[i]
 		if covered[k] > 0 && float64(covered[k]) >= share*float64(size[k]) {
 			lo, hi := r.span(i, p.w)
-			for k := lo; k < hi; k++ {
-				b[k] = true
-			}
+			setBools(b[lo:hi])
 		}
 	}
 	return b
@@ -208,7 +199,12 @@ func (p *Parts) Outlines(b []bool) [][]Pt {
 // crack.
 func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
 	rs := distance.FindRunsWithin(b, p.r.Runs, p.w)
-	// Each run's part: the run of the shape it lies in, found walking both rows.
+	return p.outlinesInHalves(b, rs, p.runParts(rs), g, edge)
+}
+
+// runParts returns the part of each run of rs, the runs of a mask within p's shape:
+// each lies in a run of the shape, found walking both rows together.
+func (p *Parts) runParts(rs distance.Runs) []int32 {
 	part := make([]int32, len(rs.Spans))
 	for y := range len(rs.Start) - 1 {
 		k := p.r.Start[y]
@@ -219,7 +215,7 @@ func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt
 			part[i] = p.number[k]
 		}
 	}
-	return p.outlinesInHalves(b, rs, part, g, edge)
+	return part
 }
 
 // SelectEdgeOutlines is p.EdgeOutlines(p.Select(sel), g, edge) without looking for
