@@ -385,10 +385,8 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 	sc := outlineCache.Get()
 	defer func() { outlineCache.Put(sc, 8*cap(sc.used)+16*cap(sc.buf) <= maxKeptOutline) }()
 	n := ((y1-y0+1)*w*2 + 63) / 64
-	if cap(sc.used) < n {
-		sc.used = make([]uint64, n)
-	}
-	used := sc.used[:n]
+	sc.used = keep.Grown(sc.used, n)
+	used := sc.used
 	clear(used)
 	var polys [][]Pt
 	var firsts []Pt
