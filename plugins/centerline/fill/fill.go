@@ -23,18 +23,12 @@ import (
 // a disc of radius r fits in: the union of all such discs (the opening by the disc).
 // Nil when there are none.
 func Blobs(in []bool, d []int32, w, h int, r float64) []bool {
-	return BlobsRuns(distance.FindRuns(in, w, h), d, w, h, r)
-}
-
-// BlobsRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), for a
-// caller that has them.
-func BlobsRuns(rs distance.Runs, d []int32, w, h int, r float64) []bool {
-	b, _ := BlobsAndRuns(rs, d, w, h, r)
+	b, _ := BlobsAndRuns(distance.FindRuns(in, w, h), d, w, h, r)
 	return b
 }
 
-// BlobsAndRuns is BlobsRuns, and returns too the blobs' runs (as distance.FindRuns
-// finds them), for Parts.AbsorbRuns.
+// BlobsAndRuns is Blobs of the shape in whose runs are rs (distance.FindRuns), and
+// returns too the blobs' runs (as distance.FindRuns finds them), for Parts.AbsorbRuns.
 func BlobsAndRuns(rs distance.Runs, d []int32, w, h int, r float64) ([]bool, distance.Runs) {
 	out, ors := distance.OpeningRuns(rs, d, w, h, r)
 	if out == nil {
@@ -160,23 +154,14 @@ func (p *Parts) AbsorbRuns(b []bool, brs distance.Runs, share float64) []bool {
 		lo, hi := r.span(i, p.w)
 		size[p.number[i]] += hi - lo
 	}
-	// Each run of b lies in a run of the shape: both rows are walked together.
-	for y := range len(brs.Start) - 1 {
-		k := r.Start[y]
-		for i := brs.Start[y]; i < brs.Start[y+1]; i++ {
-			for r.Spans[k].B <= brs.Spans[i].A {
-				k++
-			}
-			covered[p.number[k]] += int(brs.Spans[i].B - brs.Spans[i].A)
-		}
+	for i, k := range p.runParts(brs) {
+		covered[k] += int(brs.Spans[i].B - brs.Spans[i].A)
 	}
 	for i := range r.len() {
 		k := p.number[i]
 		if covered[k] > 0 && float64(covered[k]) >= share*float64(size[k]) {
 			lo, hi := r.span(i, p.w)
-			for k := lo; k < hi; k++ {
-				b[k] = true
-			}
+			setBools(b[lo:hi])
 		}
 	}
 	return b
@@ -214,7 +199,12 @@ func (p *Parts) Outlines(b []bool) [][]Pt {
 // crack.
 func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
 	rs := distance.FindRunsWithin(b, p.r.Runs, p.w)
-	// Each run's part: the run of the shape it lies in, found walking both rows.
+	return p.outlinesInHalves(b, rs, p.runParts(rs), g, edge)
+}
+
+// runParts returns the part of each run of rs, the runs of a mask within p's shape:
+// each lies in a run of the shape, found walking both rows together.
+func (p *Parts) runParts(rs distance.Runs) []int32 {
 	part := make([]int32, len(rs.Spans))
 	for y := range len(rs.Start) - 1 {
 		k := p.r.Start[y]
@@ -225,7 +215,7 @@ func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt
 			part[i] = p.number[k]
 		}
 	}
-	return p.outlinesInHalves(b, rs, part, g, edge)
+	return part
 }
 
 // SelectEdgeOutlines is p.EdgeOutlines(p.Select(sel), g, edge) without looking for
@@ -362,15 +352,10 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 	if y0 < 0 {
 		return nil, nil, nil
 	}
-	// corner returns the four pixels around corner (cx, cy) of the pixel grid, as
-	// crackNext takes them (pixels off the image are not set).
+	// corner returns the four pixels around corner (cx, cy) on the image's border, as
+	// crackNext takes them (pixels off the image are not set); trace reads those of
+	// the inner corners itself.
 	corner := func(cx, cy int) int {
-		if cx > 0 && cx < w && cy > 0 && cy < h {
-			// Inside the image (most corners): the four pixels without edge tests.
-			k := (cy-1)*w + cx - 1
-			q := b[k : k+w+2 : k+w+2]
-			return bit(q[0]) | bit(q[1])<<1 | bit(q[w])<<2 | bit(q[w+1])<<3
-		}
 		c := 0
 		if cy > 0 {
 			row := b[(cy-1)*w : cy*w]
@@ -400,10 +385,8 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 	sc := outlineCache.Get()
 	defer func() { outlineCache.Put(sc, 8*cap(sc.used)+16*cap(sc.buf) <= maxKeptOutline) }()
 	n := ((y1-y0+1)*w*2 + 63) / 64
-	if cap(sc.used) < n {
-		sc.used = make([]uint64, n)
-	}
-	used := sc.used[:n]
+	sc.used = keep.Grown(sc.used, n)
+	used := sc.used
 	clear(used)
 	var polys [][]Pt
 	var firsts []Pt

@@ -552,14 +552,6 @@ func (g *work) degree(n int) int {
 	return k
 }
 
-func polyLength(pts []Point) float64 {
-	var l float64
-	for i := 1; i < len(pts); i++ {
-		l += dist(pts[i-1], pts[i])
-	}
-	return l
-}
-
 // prune removes spurs: edges from a junction to a free end shorter than the line's
 // radius at the junction (times SpurFactor, plus SpurSlack) that are no stubs (see
 // Options), shortest first, as long as the junction still has three branches.
@@ -585,8 +577,8 @@ func (g *work) prune() {
 			rj := g.nodes[j].r
 			// A branch as long as the limit is no spur: its length is summed no further.
 			limit := g.o.SpurFactor*rj + g.o.SpurSlack
-			l, whole := view{e.points, false}.lengthUpTo(limit)
-			if !whole || l >= limit {
+			l, short := view{e.points, false}.lengthBelow(limit)
+			if !short {
 				continue
 			}
 			// How far the branch's ink reaches past the junction's disc: a stroke that
@@ -594,7 +586,7 @@ func (g *work) prune() {
 			reach := l + g.nodes[f].r - rj
 			rf := g.nodes[f].r
 			stub := reach >= max(g.o.SpurSlack, rj) || (rf >= 0.75*rj && reach >= g.o.SpurSlack)
-			if l < g.o.SpurFactor*rj+g.o.SpurSlack && !stub {
+			if !stub {
 				cs = append(cs, cand{i, l})
 			}
 		}
@@ -650,7 +642,7 @@ func (g *work) contract() {
 		if ra == rb {
 			continue
 		}
-		if l, whole := (view{e.points, false}).lengthUpTo(g.nodes[e.a].r + g.nodes[e.b].r); whole && l < g.nodes[e.a].r+g.nodes[e.b].r {
+		if _, short := (view{e.points, false}).lengthBelow(g.nodes[e.a].r + g.nodes[e.b].r); short {
 			e.removed = true
 			parent[max(ra, rb)] = min(ra, rb)
 			merged = true
@@ -707,7 +699,7 @@ func (g *work) direction(ee int) (float64, float64) {
 	r := g.nodes[n].r
 	s0, s1 := r, r+max(4, 2*r)
 	// The edge's length matters only when it is below s1: it is summed no further.
-	if total, whole := pts.lengthUpTo(s1); whole && s1 > total {
+	if total, short := pts.lengthBelow(s1); short {
 		s1 = total
 		s0 = min(s0, total/2)
 	}
@@ -776,19 +768,20 @@ func (v view) at(i int) Point {
 	return v.pts[i]
 }
 
-// lengthUpTo returns the view's length summed from its start until it reaches limit,
-// and whether that is its whole length (the sum stayed below limit).
-func (v view) lengthUpTo(limit float64) (float64, bool) {
+// lengthBelow returns the view's length and whether it is below limit; once the sum
+// from its start reaches limit, it stops and returns that partial sum and false.
+func (v view) lengthBelow(limit float64) (float64, bool) {
 	var l float64
 	for i := 1; i < v.len(); i++ {
 		if l += dist(v.at(i-1), v.at(i)); l >= limit {
-			return l, i == v.len()-1
+			return l, false
 		}
 	}
-	return l, true
+	return l, l < limit
 }
 
-// pointAt is pointAt of the view's points.
+// pointAt returns the point at arc length s along the view (its last point when s is
+// past its end).
 func (v view) pointAt(s float64) Point {
 	for i := 1; i < v.len(); i++ {
 		a, b := v.at(i-1), v.at(i)
@@ -800,18 +793,6 @@ func (v view) pointAt(s float64) Point {
 		s -= l
 	}
 	return v.at(v.len() - 1)
-}
-
-func pointAt(pts []Point, s float64) Point {
-	for i := 1; i < len(pts); i++ {
-		l := dist(pts[i-1], pts[i])
-		if s <= l && l > 0 {
-			t := s / l
-			return Point{X: pts[i-1].X + t*(pts[i].X-pts[i-1].X), Y: pts[i-1].Y + t*(pts[i].Y-pts[i-1].Y)}
-		}
-		s -= l
-	}
-	return pts[len(pts)-1]
 }
 
 // join pairs the branches at each node that continue each other and chains edges into
@@ -1077,13 +1058,10 @@ func joinGaps(ss []Stroke, o Options) []Stroke {
 // unit direction out of it, from the point about a line width back along the stroke
 // ((0, 0) when that is the end itself).
 func gapEnd(s Stroke, side int) (Point, float64, float64) {
-	pts := s.Points
-	if side == 1 {
-		pts = reversed(pts)
-	}
-	// pts now starts at the free end; direction of travel out of it.
-	tip := pts[0]
-	back := pointAt(pts, max(3, 2*tip.R))
+	// pts starts at the free end; direction of travel out of it.
+	pts := view{s.Points, side == 1}
+	tip := pts.at(0)
+	back := pts.pointAt(max(3, 2*tip.R))
 	dx, dy := tip.X-back.X, tip.Y-back.Y
 	l := math.Hypot(dx, dy)
 	if l == 0 {
@@ -1129,10 +1107,4 @@ func (h *gapHeap) Pop() any {
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return x
-}
-
-func reversed(pts []Point) []Point {
-	r := slices.Clone(pts)
-	slices.Reverse(r)
-	return r
 }

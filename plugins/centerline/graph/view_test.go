@@ -109,3 +109,31 @@ func TestEdgeEndsAreMeasuredAsOnTheirReversedCopies(t *testing.T) {
 		})
 	}
 }
+
+// polyLength, pointAt and reversed are the plain forms of view's lengthUpTo and
+// pointAt and of reading it backwards, which the tests measure it against.
+func polyLength(pts []Point) float64 {
+	var l float64
+	for i := 1; i < len(pts); i++ {
+		l += dist(pts[i-1], pts[i])
+	}
+	return l
+}
+
+func pointAt(pts []Point, s float64) Point {
+	for i := 1; i < len(pts); i++ {
+		l := dist(pts[i-1], pts[i])
+		if s <= l && l > 0 {
+			t := s / l
+			return Point{X: pts[i-1].X + t*(pts[i].X-pts[i-1].X), Y: pts[i-1].Y + t*(pts[i].Y-pts[i-1].Y)}
+		}
+		s -= l
+	}
+	return pts[len(pts)-1]
+}
+
+func reversed(pts []Point) []Point {
+	r := slices.Clone(pts)
+	slices.Reverse(r)
+	return r
+}

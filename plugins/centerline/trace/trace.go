@@ -446,32 +446,17 @@ func pathCost(segs []fit.Segment, closed bool) int {
 	return n
 }
 
-// outlineWhereCheaper fits the outlines of the filled areas (fitFills, given limit
-// and done as fitOutlines takes them; firsts: their loops' firsts), and draws as its
-// filled outline each connected part of the ink (parts) that is partly filled (has
-// some of the fills) and whose outline costs fewer segments than its strokes (fitted,
-// from the graph's strokes ss) and fills together, and returns the strokes and fitted
-// outlines left with those parts' outlines added. Strokes running into a filled area
-// of a woodcut or a brush drawing are often short and uneven: drawn whole, such a part
+// redrawPlan decides which connected parts of the ink (parts) are drawn as their
+// filled outlines: each that is partly filled (has some of the fills) and whose
+// outline costs fewer segments than its strokes and fills together. Strokes running into a filled area of a
+// woodcut or a brush drawing are often short and uneven: drawn whole, such a part
 // renders as its ink does with fewer segments, while a part that is all lines (text,
 // a pen drawing) is left as strokes. A stroke whose points lie in more than one part
 // (a bridged gap) keeps its parts as they are.
 //
-// It is planRedraw then redrawPlan.finish; traceMask calls the two apart, so that the
-// plan, which needs to know only which strokes are drawn, is made while they are
-// fitted.
-func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
-	drawn := make([]bool, len(fitted))
-	for i, f := range fitted {
-		drawn[i] = len(f) > 0
-	}
-	pl := planRedraw(parts, ss, drawn, firsts)
-	pl.selectWhole(g, level)
-	return pl.finish(ctx, fitted, fitFills)
-}
-
-// redrawPlan is what outlineWhereCheaper knows before the strokes are fitted: which
-// parts of the ink may be redrawn whole, and their outlines, not yet fitted.
+// It is made (planRedraw) knowing only which strokes are drawn, and which parts of
+// the ink may be redrawn whole, with their outlines (selectWhole), found while the
+// strokes are fitted; finish then fits the outlines and decides.
 type redrawPlan struct {
 	parts      *fill.Parts
 	strokePart []int  // each stroke's part, or -1 (not drawn, or on no part)
@@ -485,8 +470,8 @@ type redrawPlan struct {
 	selected <-chan struct{}
 }
 
-// planRedraw returns outlineWhereCheaper's plan for the strokes ss of which drawn says
-// which are drawn (have fitted strokes), and the fills whose loops' firsts are firsts.
+// planRedraw returns the plan for the strokes ss of which drawn says which are drawn
+// (have fitted strokes), and the fills whose loops' firsts are firsts.
 // The outlines of the parts that may be redrawn are found apart, by selectWhole.
 func planRedraw(parts *fill.Parts, ss []graph.Stroke, drawn []bool, firsts []fill.Pt) *redrawPlan {
 	n := parts.Len()
@@ -544,7 +529,10 @@ func (pl *redrawPlan) later(i int) bool {
 	return k >= 0 && pl.redraw[k]
 }
 
-// finish is the rest of outlineWhereCheaper, once the strokes are fitted.
+// finish fits the outlines of the filled areas (fitFills, given limit and done as
+// fitOutlines takes them), once the strokes are fitted (fitted, from the graph's
+// strokes), and returns the strokes and fitted outlines left with the outlines of the
+// parts redrawn added.
 //
 // The parts' outlines are fitted on one more goroutine while the fills are, and a
 // fill of a part that would be redrawn waits for them (limit blocks): it is then

@@ -302,3 +302,16 @@ func TestTheFillsOfAPartRedrawnAreFittedOnlyAsFarAsItTakesToTell(t *testing.T) {
 		t.Errorf("the part kept its strokes; want it outlined")
 	}
 }
+
+// outlineWhereCheaper is planRedraw, redrawPlan.selectWhole and redrawPlan.finish in
+// turn, as traceMask calls them apart, for fitted strokes (firsts: the fills' loops'
+// firsts).
+func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, level float64, ss []graph.Stroke, fitted [][]svgout.Stroke, firsts []fill.Pt, fitFills func(limit func(int) int, done func(int, []fit.Segment)) ([]loop, error)) ([][]svgout.Stroke, []loop, error) {
+	drawn := make([]bool, len(fitted))
+	for i, f := range fitted {
+		drawn[i] = len(f) > 0
+	}
+	pl := planRedraw(parts, ss, drawn, firsts)
+	pl.selectWhole(g, level)
+	return pl.finish(ctx, fitted, fitFills)
+}
