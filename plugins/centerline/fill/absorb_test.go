@@ -61,11 +61,46 @@ func TestAbsorbRunsCountsAsThePixelsDo(t *testing.T) {
 				}
 				p := NewParts(in, tt.w, tt.h)
 				want := absorbByPixels(p, slices.Clone(b), tt.share)
-				got := p.AbsorbRuns(slices.Clone(b), distance.FindRuns(b, tt.w, tt.h), tt.share)
+				got, whole := p.AbsorbRuns(slices.Clone(b), distance.FindRuns(b, tt.w, tt.h), tt.share)
 				if !slices.Equal(got, want) {
 					t.Fatalf("seed %d: absorbed %v, want %v", seed, got, want)
+				}
+				// The parts said absorbed whole are those b covered at least share
+				// of, now set whole; Except leaves them out.
+				rest := make([]bool, len(in))
+				for i := range in {
+					k := p.At(i%tt.w, i/tt.w)
+					if k >= 0 && !whole[k] {
+						rest[i] = true
+					}
+					if k >= 0 && whole[k] && !got[i] {
+						t.Fatalf("seed %d: pixel %d of part %d, absorbed whole, is not set", seed, i, k)
+					}
+				}
+				for k, w := range whole {
+					share := coveredShare(p, b, k, tt.w)
+					if w != (share > 0 && share >= tt.share) {
+						t.Fatalf("seed %d: part %d covered %.3f: absorbed %v, with share %.3f", seed, k, share, w, tt.share)
+					}
+				}
+				if gotRuns, wantRuns := p.Except(whole), distance.FindRuns(rest, tt.w, tt.h); !slices.Equal(gotRuns.Spans, wantRuns.Spans) || !slices.Equal(gotRuns.Start, wantRuns.Start) {
+					t.Fatalf("seed %d: Except gave runs %v, want %v", seed, gotRuns, wantRuns)
 				}
 			}
 		})
 	}
+}
+
+// coveredShare is the share of part k's pixels (p's shape, w pixels wide) set in b.
+func coveredShare(p *Parts, b []bool, k, w int) float64 {
+	var n, in int
+	for i, v := range b {
+		if p.At(i%w, i/w) == k {
+			n++
+			if v {
+				in++
+			}
+		}
+	}
+	return float64(in) / float64(n)
 }

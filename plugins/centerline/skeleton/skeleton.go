@@ -174,10 +174,6 @@ type Skeleton struct {
 	at []int32
 	// n is the number of the image's pixels.
 	n int
-	// depths are the distinct squared distances of the thinned skeleton's pixels,
-	// increasing, and counts[k] is the number of its pixels at depths[k].
-	depths []int32
-	counts []int
 }
 
 // Pixels returns the indices on the image of the skeleton's pixels, in increasing
@@ -198,31 +194,9 @@ func (s *Skeleton) Mask() []bool {
 }
 
 // Remove takes off the skeleton its pixels where mask (of the image's pixels) is set,
-// so that no stroke runs through a filled area. The distances MedianDepth counts are
-// those of the skeleton as thinned.
+// so that no stroke runs through a filled area.
 func (s *Skeleton) Remove(mask []bool) {
 	s.at = slices.DeleteFunc(s.at, func(i int32) bool { return mask[i] })
-}
-
-// MedianDepth returns the median squared distance from the skeleton's pixels to the
-// paper (the one at index n/2 of the n pixels' distances in increasing order), and
-// false when the skeleton is empty.
-func (s *Skeleton) MedianDepth() (int32, bool) {
-	n := 0
-	for _, c := range s.counts {
-		n += c
-	}
-	if n == 0 {
-		return 0, false
-	}
-	at := n / 2
-	for k, c := range s.counts {
-		if at < c {
-			return s.depths[k], true
-		}
-		at -= c
-	}
-	panic("unreachable: the counts add up to n")
 }
 
 // Thin returns the skeleton of the w x h shape in, given its squared distance map d
@@ -303,27 +277,18 @@ func ThinRuns(ctx context.Context, rs distance.Runs, d []int32, w, h int) (*Skel
 		}
 		kept[li] = len(layer)
 	}
-	// The skeleton is the pixels kept, a small part of the image: set them alone, and
-	// count them by distance (layers are in increasing distance).
-	// Its slices are made to their lengths at once: grown by appending, they were a
-	// tenth of what ThinRuns allocated on the horse.
-	var total, nonEmpty int
+	// The skeleton is the pixels kept, a small part of the image, in the order of
+	// their layers. Its slice is made to its length at once: grown by appending, it
+	// was a tenth of what ThinRuns allocated on the horse.
+	total := 0
 	for li := 0; li+1 < len(layers); li++ {
 		total += kept[li]
-		nonEmpty += min(kept[li], 1)
 	}
-	out := &Skeleton{n: w * h, at: make([]int32, 0, total),
-		depths: make([]int32, 0, nonEmpty), counts: make([]int, 0, nonEmpty)}
+	out := &Skeleton{n: w * h, at: make([]int32, 0, total)}
 	for li := 0; li+1 < len(layers); li++ {
-		kp := order[layers[li] : layers[li]+kept[li]]
-		if len(kp) == 0 {
-			continue
-		}
-		for _, p := range kp {
+		for _, p := range order[layers[li] : layers[li]+kept[li]] {
 			out.at = append(out.at, int32(unframe(p)))
 		}
-		out.depths = append(out.depths, d[unframe(kp[0])])
-		out.counts = append(out.counts, len(kp))
 	}
 	return out, nil
 }

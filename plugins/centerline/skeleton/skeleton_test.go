@@ -224,51 +224,6 @@ func TestThinKeepsTheEndOfAnEvenBand(t *testing.T) {
 	}
 }
 
-func TestMedianDepthIsTheMedianOfTheSkeletonsDistances(t *testing.T) {
-	tests := []struct {
-		name string
-		rows []string
-	}{
-		{"a bar", []string{"...........", ".#########.", ".#########.", ".#########.", "..........."}},
-		{"a bar and a thicker block", []string{
-			"..............",
-			".####.........",
-			".####..######.",
-			".......######.",
-			".......######.",
-			".......######.",
-			".......######.",
-			"..............",
-		}},
-		{"nothing", []string{"....", "...."}},
-	}
-	for _, tt := range tests {
-		in, w, h := parse(tt.rows...)
-		d := distance.Transform(in, w, h)
-		sk, err := Thin(context.Background(), in, d, w, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var depths []int32
-		for i, on := range sk.Mask() {
-			if on {
-				depths = append(depths, d[i])
-			}
-		}
-		slices.Sort(depths)
-		got, ok := sk.MedianDepth()
-		if len(depths) == 0 {
-			if ok {
-				t.Errorf("%s: median %d of an empty skeleton", tt.name, got)
-			}
-			continue
-		}
-		if want := depths[len(depths)/2]; !ok || got != want {
-			t.Errorf("%s: median depth %d (%v), want %d of %v", tt.name, got, ok, want, depths)
-		}
-	}
-}
-
 func TestRemoveClearsTheSkeletonUnderTheMaskAloneAndPixelsListsTheRest(t *testing.T) {
 	in, w, h := parse(bar...)
 	for _, tc := range []struct {

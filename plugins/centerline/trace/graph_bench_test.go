@@ -2,14 +2,12 @@ package trace
 
 import (
 	"context"
-	"math"
 	"testing"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/fill"
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
-	"github.com/tracecraft/tracecraft/plugins/centerline/skeleton"
 	"github.com/tracecraft/tracecraft/sdk/enginetest"
 )
 
@@ -25,17 +23,10 @@ func BenchmarkGraph_Lineart(b *testing.B) {
 		_, m := ink.Binarise(ink.Darkness(img), o.Threshold, o.Level)
 		rs := distance.FindRuns(m.Pix, w, h)
 		d := distance.TransformRuns(rs, w, h)
-		sk, err := skeleton.ThinRuns(context.Background(), rs, d, w, h)
+		_, blobs, blobRuns := areas(rs, d, w, h)
+		sk, _, err := strokeSkeleton(context.Background(), rs, d, w, h, blobs, blobRuns, o, func() *fill.Parts { return fill.PartsOf(rs, w) })
 		if err != nil {
 			b.Fatal(err)
-		}
-		typical := 1.0
-		if md, ok := sk.MedianDepth(); ok {
-			typical = math.Sqrt(float64(md))
-		}
-		blobs, blobRuns := fill.BlobsAndRuns(rs, d, w, h, math.Max(minBlobRadius, blobFactor*typical))
-		if blobs != nil {
-			sk.Remove(fill.PartsOf(rs, w).AbsorbRuns(blobs, blobRuns, absorbShare))
 		}
 		gopt := graph.DefaultOptions()
 		gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops

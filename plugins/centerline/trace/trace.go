@@ -196,19 +196,10 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	if err := ctx.Err(); err != nil {
 		return grp, err
 	}
-	sk, err := skeleton.ThinRuns(ctx, rs, d, w, h)
-	if err != nil {
-		return grp, err
-	}
-	// The typical line radius: the median distance on the skeleton.
-	typical := 1.0
-	if md, ok := sk.MedianDepth(); ok {
-		typical = math.Sqrt(float64(md))
-	}
-	blobR := math.Max(minBlobRadius, blobFactor*typical)
-	blobs, blobRuns := fill.BlobsAndRuns(rs, d, w, h, blobR)
-	// The ink level, measured on one more goroutine while the graph is built on this
-	// one: the graph takes one core, and the level needs only the ink and its depth.
+	typical, blobs, blobRuns := areas(rs, d, w, h)
+	// The ink level, measured on one more goroutine while the skeleton and the graph
+	// are found on this one: they take one core, and the level needs only the ink and
+	// its depth.
 	levelOf := make(chan float64, 1)
 	go func() { levelOf <- width.InkLevelRuns(g, rs, d) }()
 	// The ink's connected parts, numbered when first needed.
@@ -219,11 +210,10 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		}
 		return inkParts
 	}
-	if o.Fill == FillOutline && o.Width != WidthFixed && blobs != nil {
-		blobs = parts().AbsorbRuns(blobs, blobRuns, absorbShare)
-	}
-	if blobs != nil {
-		sk.Remove(blobs)
+	sk, blobs, err := strokeSkeleton(ctx, rs, d, w, h, blobs, blobRuns, o, parts)
+	if err != nil {
+		<-levelOf
+		return grp, err
 	}
 	gopt := graph.DefaultOptions()
 	gopt.JoinGaps, gopt.CloseLoops = o.JoinGaps, o.CloseLoops
@@ -367,6 +357,50 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	// their outlines fitted): the next trace's opening reuses it.
 	distance.ReleaseOpening(blobs)
 	return grp, nil
+}
+
+// areas returns the typical line radius of the ink whose runs are rs and distance map
+// d (w x h), and the filled areas (fill.BlobsAndRuns) where a disc blobFactor times as
+// wide fits, with their runs (nil: none).
+//
+// The typical radius is the square root of distance.MedianRunDepth: each line counts
+// about in proportion to its length, as along its centre line, and it is known before
+// the skeleton, so that the parts of the ink outlined whole need not be thinned. (The
+// skeleton's median depth, used before, is within a few pixels of it where lines make
+// the ink, and below it in silhouettes, whose skeleton runs down their widest parts:
+// their filled areas are then found with a smaller disc.)
+func areas(rs distance.Runs, d []int32, w, h int) (typical float64, blobs []bool, blobRuns distance.Runs) {
+	typical = 1
+	if md, ok := distance.MedianRunDepth(rs, d, w); ok {
+		typical = math.Sqrt(float64(md))
+	}
+	blobs, blobRuns = fill.BlobsAndRuns(rs, d, w, h, math.Max(minBlobRadius, blobFactor*typical))
+	return typical, blobs, blobRuns
+}
+
+// strokeSkeleton returns the skeleton of the ink whose runs are rs and distance map d
+// (w x h) that lies outside the filled areas blobs (of runs blobRuns) and is traced as
+// strokes, and the areas. With o's outline fill and measured widths, the connected
+// parts of the ink (parts) that the areas cover at least absorbShare of join them
+// whole (blobs grows); those parts are not thinned at all, since their skeleton would
+// all be taken off.
+// Thinning a part does not depend on the others (a pixel's turn looks at its eight
+// neighbours alone), so the skeleton left is the same either way.
+func strokeSkeleton(ctx context.Context, rs distance.Runs, d []int32, w, h int, blobs []bool, blobRuns distance.Runs, o Options, parts func() *fill.Parts) (*skeleton.Skeleton, []bool, error) {
+	thin := rs
+	if o.Fill == FillOutline && o.Width != WidthFixed && blobs != nil {
+		var whole []bool
+		blobs, whole = parts().AbsorbRuns(blobs, blobRuns, absorbShare)
+		thin = parts().Except(whole)
+	}
+	sk, err := skeleton.ThinRuns(ctx, thin, d, w, h)
+	if err != nil {
+		return nil, blobs, err
+	}
+	if blobs != nil {
+		sk.Remove(blobs)
+	}
+	return sk, blobs, nil
 }
 
 // loop is a fitted outline and the first point of its pixels' outline (Outlines',

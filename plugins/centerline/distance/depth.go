@@ -1,0 +1,124 @@
+package distance
+
+import (
+	"context"
+	"slices"
+
+	"github.com/tracecraft/tracecraft/sdk/parallel"
+)
+
+// MedianRunDepth returns the median, over the runs of the shape whose runs are rs
+// (FindRuns) across its rows and down its columns, of each run's greatest squared
+// distance in its distance map d (w pixels wide): the one at index n/2 of the n runs'
+// in increasing order. It returns false when the shape is empty.
+//
+// It measures the shape's typical half-width from the distance map alone. A line
+// crossed by a run, along a row or a column, gives that run its radius at the middle;
+// a line's own runs along it (a few rows of a horizontal line) are far fewer than
+// those crossing it, one per pixel of its length, so that each line counts about in
+// proportion to its length, as it would along its centre line. Unlike the deepest
+// pixels of each row alone, a line's direction does not matter; unlike the pixels
+// deeper than their neighbours, the staircase of an edge adds no shallow maxima.
+func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
+	h := len(rs.Start) - 1
+	if w <= 0 || h <= 0 {
+		return 0, false
+	}
+	// Each worker counts into its own table; the counts add up alike in any order.
+	tabs := make([]depthTable, parallel.Workers(max(w, h), depthGrain))
+	// The rows' runs, each read whole by one worker.
+	_ = parallel.For(context.Background(), h, depthGrain, func(worker, lo, hi int) {
+		t := &tabs[worker]
+		for y := lo; y < hi; y++ {
+			row := d[y*w : (y+1)*w]
+			for _, s := range rs.Row(y) {
+				t.add(slices.Max(row[s.A:s.B]))
+			}
+		}
+	})
+	// The columns' runs, in bands of columns swept down the rows: each column's
+	// deepest so far, counted where its run ends (at paper below, found from the next
+	// row's runs, or at the image's bottom edge).
+	_ = parallel.For(context.Background(), w, depthGrain, func(worker, lo, hi int) {
+		t := &tabs[worker]
+		deepest := make([]int32, hi-lo)
+		for y := range h {
+			row := d[y*w : (y+1)*w]
+			cur := rs.within(y, lo, hi)
+			for _, s := range cur {
+				a, b := clip(s, lo, hi)
+				m := deepest[a-lo : b-lo]
+				for k, v := range row[a:b] {
+					m[k] = max(m[k], v)
+				}
+			}
+			var next []Span
+			if y+1 < h {
+				next = rs.within(y+1, lo, hi)
+			}
+			j := 0
+			for _, s := range cur {
+				a, b := clip(s, lo, hi)
+				for x := a; x < b; {
+					for j < len(next) && int(next[j].B) <= x {
+						j++
+					}
+					// Columns x up to the next run below (or b) end their runs here.
+					gap, resume := b, b
+					if j < len(next) && int(next[j].A) < b {
+						gap, resume = max(x, int(next[j].A)), int(next[j].B)
+					}
+					for k := x; k < gap; k++ {
+						t.add(deepest[k-lo])
+						deepest[k-lo] = 0
+					}
+					x = resume
+				}
+			}
+		}
+	})
+	var all depthTable
+	for i := range tabs {
+		for v, c := range tabs[i].small {
+			all.small[v] += c
+		}
+		all.deep = append(all.deep, tabs[i].deep...)
+	}
+	n := len(all.deep)
+	for _, c := range all.small {
+		n += int(c)
+	}
+	if n == 0 {
+		return 0, false
+	}
+	at := n / 2
+	for v, c := range all.small {
+		if at < int(c) {
+			return int32(v), true
+		}
+		at -= int(c)
+	}
+	slices.Sort(all.deep)
+	return all.deep[at], true
+}
+
+// depthGrain is the fewest rows, or columns, MedianRunDepth hands a worker at a time.
+const depthGrain = 64
+
+// depthSmall is the number of squared distances a depthTable counts in its table (up
+// to a depth of 64 pixels); the runs of deeper ones, few, are listed.
+const depthSmall = 4096
+
+// depthTable counts squared distances.
+type depthTable struct {
+	small [depthSmall]uint32
+	deep  []int32
+}
+
+func (t *depthTable) add(v int32) {
+	if v < depthSmall {
+		t.small[v]++
+	} else {
+		t.deep = append(t.deep, v)
+	}
+}
