@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/tracecraft/tracecraft/plugins/centerline/internal/grain"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
@@ -25,9 +26,10 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 		return 0, false
 	}
 	// Each worker counts into its own table; the counts add up alike in any order.
-	tabs := make([]depthTable, parallel.Workers(max(w, h), depthGrain))
+	rowGrain, colGrain := grain.Lines(w, depthGrain), grain.Lines(h, depthGrain)
+	tabs := make([]depthTable, max(parallel.Workers(h, rowGrain), parallel.Workers(w, colGrain)))
 	// The rows' runs, each read whole by one worker.
-	_ = parallel.For(context.Background(), h, depthGrain, func(worker, lo, hi int) {
+	_ = parallel.For(context.Background(), h, rowGrain, func(worker, lo, hi int) {
 		t := &tabs[worker]
 		for y := lo; y < hi; y++ {
 			row := d[y*w : (y+1)*w]
@@ -39,7 +41,7 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 	// The columns' runs, in bands of columns swept down the rows: each column's
 	// deepest so far, counted where its run ends (at paper below, found from the next
 	// row's runs, or at the image's bottom edge).
-	_ = parallel.For(context.Background(), w, depthGrain, func(worker, lo, hi int) {
+	_ = parallel.For(context.Background(), w, colGrain, func(worker, lo, hi int) {
 		t := &tabs[worker]
 		deepest := make([]int32, hi-lo)
 		for y := range h {

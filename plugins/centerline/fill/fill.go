@@ -14,6 +14,7 @@ import (
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/plugins/centerline/internal/grain"
 	"github.com/tracecraft/tracecraft/plugins/centerline/internal/keep"
 	"github.com/tracecraft/tracecraft/sdk/label"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
@@ -724,7 +725,7 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 			reach[bnd] = append(reach[bnd], int32(i))
 		}
 	}
-	_ = parallel.For(context.Background(), bands, 1, func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), bands, grain.Bands(coverBand, w), func(_, lo, hi int) {
 		for bnd := lo; bnd < hi; bnd++ {
 			by0, by1 := bnd*coverBand, min(h, (bnd+1)*coverBand)-1
 			for _, i := range reach[bnd] {
@@ -797,7 +798,7 @@ func (p *Parts) Grow(b, in []bool, steps int) {
 	h := len(p.r.Start) - 1
 	bb := boolBytes(b)
 	fronts := make([][]int, (h+growBand-1)/growBand)
-	_ = parallel.For(context.Background(), len(fronts), 1, func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), len(fronts), grain.Bands(growBand, w), func(_, lo, hi int) {
 		for bnd := lo; bnd < hi; bnd++ {
 			var front []int
 			for y := bnd * growBand; y < min(h, (bnd+1)*growBand); y++ {

@@ -12,6 +12,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/plugins/centerline/internal/grain"
 	"github.com/tracecraft/tracecraft/sdk/parallel"
 )
 
@@ -145,8 +146,9 @@ func depthHistogram(g *ink.Image, rs distance.Runs, d []int32, least int32) ([25
 	if w <= 0 {
 		rows = 0
 	}
-	hists := make([][256]int, parallel.Workers(rows, 64))
-	_ = parallel.For(context.Background(), rows, 64, func(worker, lo, hi int) {
+	rowGrain := grain.Lines(w, 64)
+	hists := make([][256]int, parallel.Workers(rows, rowGrain))
+	_ = parallel.For(context.Background(), rows, rowGrain, func(worker, lo, hi int) {
 		h := &hists[worker]
 		for y := lo; y < hi; y++ {
 			for _, r := range rs.Row(y) {
