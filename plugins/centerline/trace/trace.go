@@ -17,6 +17,7 @@ import (
 	"github.com/tracecraft/tracecraft/plugins/centerline/fit"
 	"github.com/tracecraft/tracecraft/plugins/centerline/graph"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
+	"github.com/tracecraft/tracecraft/plugins/centerline/internal/grain"
 	"github.com/tracecraft/tracecraft/plugins/centerline/order"
 	"github.com/tracecraft/tracecraft/plugins/centerline/skeleton"
 	"github.com/tracecraft/tracecraft/plugins/centerline/svgout"
@@ -197,11 +198,19 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return grp, err
 	}
 	typical, blobs, blobRuns := areas(rs, d, w, h)
+	// On a small image the stages below run on this goroutine alone: one more costs
+	// more to start and to hand its data to than it saves (see package grain).
+	small := w*h <= 2*grain.Pixels
 	// The ink level, measured on one more goroutine while the skeleton and the graph
 	// are found on this one: they take one core, and the level needs only the ink and
 	// its depth.
 	levelOf := make(chan float64, 1)
-	go func() { levelOf <- width.InkLevelRuns(g, rs, d) }()
+	measureLevel := func() { levelOf <- width.InkLevelRuns(g, rs, d) }
+	if small {
+		measureLevel()
+	} else {
+		go measureLevel()
+	}
 	// The ink's connected parts, numbered when first needed.
 	var inkParts *fill.Parts
 	parts := func() *fill.Parts {
@@ -249,7 +258,8 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	// The filled areas need the strokes' discs, not their fits: they are found on one
 	// more goroutine while the strokes are fitted, which keeps both cores busy through
 	// what was a serial stretch (covering, growing and outlining the areas, and
-	// planning which parts are redrawn whole). Nothing else touches the parts, blobs,
+	// planning which parts are redrawn whole); on a small image, on this goroutine
+	// before the fits. Nothing else touches the parts, blobs,
 	// polys, firsts or plan until it is done, but for the fills' fits: once the plan
 	// knows which parts may be redrawn (ready), the fills are fitted while the
 	// outlines of those parts are found (plan.selectWhole, up to areasDone), which
@@ -260,7 +270,7 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	var firsts []fill.Pt
 	var plan *redrawPlan
 	areasDone, ready := make(chan struct{}), make(chan struct{})
-	go func() {
+	findAreas := func() {
 		defer close(areasDone)
 		readied := false
 		defer func() {
@@ -300,7 +310,12 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		readied = true
 		close(ready)
 		plan.selectWhole(g, level)
-	}()
+	}
+	if small {
+		findAreas()
+	} else {
+		go findAreas()
+	}
 	fitted := make([][]svgout.Stroke, len(ss))
 	err = parallel.For(ctx, len(ss), 16, func(_, lo, hi int) {
 		var buf strokeBuffers
