@@ -26,21 +26,13 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 		return 0, false
 	}
 	// Each worker counts into its own table; the counts add up alike in any order.
-	rowGrain, colGrain := grain.Lines(w, depthGrain), grain.Lines(h, depthGrain)
-	tabs := make([]depthTable, max(parallel.Workers(h, rowGrain), parallel.Workers(w, colGrain)))
-	// The rows' runs, each read whole by one worker.
-	_ = parallel.For(context.Background(), h, rowGrain, func(worker, lo, hi int) {
-		t := &tabs[worker]
-		for y := lo; y < hi; y++ {
-			row := d[y*w : (y+1)*w]
-			for _, s := range rs.Row(y) {
-				t.add(slices.Max(row[s.A:s.B]))
-			}
-		}
-	})
-	// The columns' runs, in bands of columns swept down the rows: each column's
-	// deepest so far, counted where its run ends (at paper below, found from the next
-	// row's runs, or at the image's bottom edge).
+	// One sweep down the rows in bands of columns: each column's deepest so far,
+	// counted where its run ends (at paper below, found from the next row's runs, or at
+	// the image's bottom edge), and each row's runs' deepest, a run counted by the band
+	// it starts in (which reads it past the band's end). Each worker counts into its
+	// own table; the counts add up alike in any order.
+	colGrain := grain.Lines(h, depthGrain)
+	tabs := make([]depthTable, parallel.Workers(w, colGrain))
 	_ = parallel.For(context.Background(), w, colGrain, func(worker, lo, hi int) {
 		t := &tabs[worker]
 		deepest := make([]int32, hi-lo)
@@ -50,8 +42,16 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 			for _, s := range cur {
 				a, b := clip(s, lo, hi)
 				m := deepest[a-lo : b-lo]
+				across := int32(0)
 				for k, v := range row[a:b] {
 					m[k] = max(m[k], v)
+					across = max(across, v)
+				}
+				if int(s.A) >= lo {
+					if int(s.B) > hi {
+						across = max(across, slices.Max(row[hi:s.B]))
+					}
+					t.add(across)
 				}
 			}
 			var next []Span
@@ -104,7 +104,7 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 	return all.deep[at], true
 }
 
-// depthGrain is the fewest rows, or columns, MedianRunDepth hands a worker at a time.
+// depthGrain is the fewest columns MedianRunDepth hands a worker at a time.
 const depthGrain = 64
 
 // depthSmall is the number of squared distances a depthTable counts in its table (up

@@ -619,12 +619,14 @@ func newScratch(workers, n int) []rowScratch {
 // Release gives back a distance map that TransformRuns or Transform returned, for a
 // later call to fill instead of allocating one: on the horse of the line-art corpus
 // the map was 525 KB of the 1.37 MB a trace allocated. The caller must not use d after.
-// A map of more than maxKept bytes is kept only in a sync.Pool.
+// A map of more than maxKept pixels (16 MB) is kept only in a sync.Pool: kept up to a
+// 1000 x 1000 image's, the openclipart owl's (1.45 MP) was allocated afresh each trace,
+// and TransformRuns took 4.9 ms there rather than 3.8.
 func Release(d []int32) {
 	if cap(d) == 0 {
 		return
 	}
-	mapCache.Put(&d, cap(d) <= maxKept/4)
+	mapCache.Put(&d, cap(d) <= maxKept)
 }
 
 // ReleaseOpening gives back a mask that OpeningRuns returned, or any other of the
@@ -650,8 +652,9 @@ var (
 	scratchCache keep.Cache[[]rowScratch]
 )
 
-// maxKept is the most bytes a buffer a cache keeps in its slot may hold (that of a
-// 2000 x 2000 image), so that a large image's buffers go back to the garbage collector.
+// maxKept bounds the buffers a cache keeps in its slot to those of a 2000 x 2000 image
+// (4 MB at a byte a pixel; the distance map's, at four, 16 MB), so that a large image's
+// buffers go back to the garbage collector.
 const maxKept = 4_000_000
 
 // TransformRuns finds a run's envelope by envelopeNear when it has at most shortRun
