@@ -31,7 +31,7 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 	// the image's bottom edge), and each row's runs' deepest, a run counted by the band
 	// it starts in (which reads it past the band's end). Each worker counts into its
 	// own table; the counts add up alike in any order.
-	colGrain := grain.Lines(h, depthGrain)
+	colGrain := grain.Lines(w, h, depthGrain)
 	tabs := make([]depthTable, parallel.Workers(w, colGrain))
 	_ = parallel.For(context.Background(), w, colGrain, func(worker, lo, hi int) {
 		t := &tabs[worker]

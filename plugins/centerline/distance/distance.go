@@ -51,7 +51,7 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// the runs of each row (the shape pixels, counted) and the gaps they leave in the
 	// runs of the row above (where a column's run ends), found by walking both rows'
 	// runs together rather than by looking at each pixel of the row above again.
-	_ = parallel.For(context.Background(), w, grain.Lines(h, 64), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), w, grain.Lines(w, h, 64), func(_, lo, hi int) {
 		if dirty {
 			clear(d[lo:hi])
 		}
@@ -112,7 +112,7 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// Phase 2, per row: the lower envelope of the parabolas (x-i)² + g(i)², over each
 	// run of shape pixels alone, with the pixels outside the shape (g = 0) or the
 	// outside of the image at either end: no parabola beyond them can be lower.
-	rowGrain := grain.Lines(w, 16)
+	rowGrain := grain.Lines(h, w, 16)
 	scratch := newScratch(parallel.Workers(h, rowGrain), w+2)
 	defer scratchCache.Put(&scratch, (w+2)*len(scratch) <= maxKept/40) // 8+32 bytes a column
 	// No distance needs capping at MaxInt32 in an image under 32768 pixels a side.
@@ -190,7 +190,7 @@ func findRuns(in []bool, w, h int, within *Runs) Runs {
 		}
 		bandCache.Put(&bands, size <= maxKept)
 	}()
-	_ = parallel.For(context.Background(), len(bands), grain.Bands(runBand, w), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), len(bands), grain.Lines(len(bands), runBand*w, 1), func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			sp := bands[b][:0]
 			for y := b * runBand; y < min(h, (b+1)*runBand); y++ {
@@ -362,7 +362,7 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 	// Each row's first and last core pixel (-1: none), found in bands of rows across the
 	// machine's cores.
 	ends = make([][2]int32, h)
-	_ = parallel.For(context.Background(), h, grain.Lines(w, 16), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), h, grain.Lines(h, w, 16), func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			// Core pixels are shape pixels: the row's runs are looked at alone, and not
 			// those too short to hold one (no pixel of a run of n is farther than
@@ -487,7 +487,7 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 		}
 		near[y] = [2]int{a, e}
 	}
-	_ = parallel.For(context.Background(), bw, grain.Lines(bh, 64), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), bw, grain.Lines(bw, bh, 64), func(_, lo, hi int) {
 		for y := range bh {
 			a, e := max(lo, span[y][0]), min(hi, span[y][1])
 			if a >= e {
@@ -544,7 +544,7 @@ func opening[T uint8 | int32](rs Runs, d []int32, t int32, b box, far T, r2 floa
 		}
 		half[v] = int(dx)
 	}
-	_ = parallel.For(context.Background(), bh, grain.Lines(bw, 16), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), bh, grain.Lines(bh, bw, 16), func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			gRow := g[y*bw : (y+1)*bw]
 			for _, r := range rs.Row(y + b.y0) {

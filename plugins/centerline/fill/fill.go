@@ -725,7 +725,7 @@ func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 			reach[bnd] = append(reach[bnd], int32(i))
 		}
 	}
-	_ = parallel.For(context.Background(), bands, grain.Bands(coverBand, w), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), bands, grain.Lines(bands, coverBand*w, 1), func(_, lo, hi int) {
 		for bnd := lo; bnd < hi; bnd++ {
 			by0, by1 := bnd*coverBand, min(h, (bnd+1)*coverBand)-1
 			for _, i := range reach[bnd] {
@@ -798,7 +798,7 @@ func (p *Parts) Grow(b, in []bool, steps int) {
 	h := len(p.r.Start) - 1
 	bb := boolBytes(b)
 	fronts := make([][]int, (h+growBand-1)/growBand)
-	_ = parallel.For(context.Background(), len(fronts), grain.Bands(growBand, w), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), len(fronts), grain.Lines(len(fronts), growBand*w, 1), func(_, lo, hi int) {
 		for bnd := lo; bnd < hi; bnd++ {
 			var front []int
 			for y := bnd * growBand; y < min(h, (bnd+1)*growBand); y++ {

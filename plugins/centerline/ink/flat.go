@@ -73,7 +73,7 @@ func flatten(g *Image, mask []bool, tb int) (*Image, bool, bool) {
 		i0 := int(fx)
 		cols[x] = across{i0, min(i0+1, tw-1), fx - float64(i0)}
 	}
-	_ = parallel.For(context.Background(), g.H, grain.Lines(g.W, 16), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), g.H, grain.Lines(g.H, g.W, 16), func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			fy := math.Max(0, math.Min(float64(th-1), (float64(y)+0.5)/float64(t)-0.5))
 			j0 := int(fy)
@@ -123,7 +123,7 @@ func Stretch(g *Image) {
 	for i := range lut {
 		lut[i] = uint8(math.Min(255, math.Round(float64(i)*gain)))
 	}
-	_ = parallel.For(context.Background(), len(g.Pix), grain.Pixels, func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), len(g.Pix), grain.Pixels(len(g.Pix), 1<<16), func(_, lo, hi int) {
 		for i, v := range g.Pix[lo:hi] {
 			g.Pix[lo+i] = lut[v]
 		}
@@ -141,7 +141,7 @@ func tileSide(w, h int) int { return max(24, min(128, min(w, h)/12)) }
 func paperTiles(g *Image, t, tw, th int, mask []bool, tb int) []float64 {
 	est := make([]float64, tw*th)
 	// Rows of tiles across the machine's cores: each tile's estimate is its own.
-	_ = parallel.For(context.Background(), th, grain.Bands(t, g.W), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), th, grain.Lines(th, t*g.W, 1), func(_, lo, hi int) {
 		for j := lo; j < hi; j++ {
 			paperTileRow(g, t, tw, j, est[j*tw:(j+1)*tw], mask, tb)
 		}

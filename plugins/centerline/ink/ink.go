@@ -98,7 +98,7 @@ func overWhite(img *image.NRGBA, luma bool) *Image {
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	pix, dirty := keep.Take(&pixCache, w*h)
 	out := &Image{W: w, H: h, Pix: pix}
-	_ = parallel.For(context.Background(), h, grain.Lines(w, 32), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), h, grain.Lines(h, w, 32), func(_, lo, hi int) {
 		for y := lo; y < hi; y++ {
 			row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 			dst := out.Pix[y*w : (y+1)*w]
@@ -286,7 +286,7 @@ func Threshold(g *Image, mode Mode, level float64) *Mask {
 		sauvola(g, m, 0.2)
 	default:
 		tb := fixedLevel(level)
-		_ = parallel.For(context.Background(), len(g.Pix), grain.Pixels, func(_, lo, hi int) {
+		_ = parallel.For(context.Background(), len(g.Pix), grain.Pixels(len(g.Pix), 1<<16), func(_, lo, hi int) {
 			pix, out := g.Pix[lo:hi], m.Pix[lo:hi]
 			if dirty {
 				clear(out) // (a buffer given back: the paper below is not written)
@@ -319,8 +319,8 @@ func OtsuLevel(g *Image) uint8 { return otsuOf(histogram(g)) }
 // histogram returns the number of g's pixels at each darkness, counted in bands of the
 // image across the machine's cores (whole numbers: the same sums in any order).
 func histogram(g *Image) [256]float64 {
-	parts := make([][256]int, parallel.Workers(len(g.Pix), grain.Pixels))
-	_ = parallel.For(context.Background(), len(g.Pix), grain.Pixels, func(worker, lo, hi int) {
+	parts := make([][256]int, parallel.Workers(len(g.Pix), grain.Pixels(len(g.Pix), 1<<16)))
+	_ = parallel.For(context.Background(), len(g.Pix), grain.Pixels(len(g.Pix), 1<<16), func(worker, lo, hi int) {
 		h := &parts[worker]
 		for _, v := range g.Pix[lo:hi] {
 			h[v]++

@@ -388,7 +388,7 @@ func visitOrder(rs distance.Runs, d []int32, w int, framed []uint8, sc *scratch)
 	bands := keep.Grown(sc.bands, min(maxOrderBands, (h+orderBandRows-1)/orderBandRows))
 	sc.bands = bands
 	rows := (h + len(bands) - 1) / len(bands)
-	_ = parallel.For(context.Background(), len(bands), grain.Bands(rows, w), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), len(bands), grain.Lines(len(bands), rows*w, 1), func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			bands[b].count(rs, d, w, b*rows, min(h, (b+1)*rows), limit, framed)
 		}
@@ -420,7 +420,7 @@ func visitOrder(rs distance.Runs, d []int32, w int, framed []uint8, sc *scratch)
 	layers = append(layers, int(at))
 	order = keep.Grown(sc.order, int(at)) // every element is placed: no need to zero it
 	sc.order = order
-	_ = parallel.For(context.Background(), len(bands), grain.Bands(rows, w), func(_, lo, hi int) {
+	_ = parallel.For(context.Background(), len(bands), grain.Lines(len(bands), rows*w, 1), func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
 			bands[b].place(rs, d, w, order)
 		}

@@ -198,9 +198,10 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		return grp, err
 	}
 	typical, blobs, blobRuns := areas(rs, d, w, h)
-	// On a small image the stages below run on this goroutine alone: one more costs
-	// more to start and to hand its data to than it saves (see package grain).
-	small := w*h <= 2*grain.Pixels
+	// On a small image the ink level is measured on this goroutine, not on one more:
+	// starting one and handing it the data costs more there than it saves (see package
+	// grain).
+	small := w*h < grain.MinPixels
 	// The ink level, measured on one more goroutine while the skeleton and the graph
 	// are found on this one: they take one core, and the level needs only the ink and
 	// its depth.
@@ -258,8 +259,8 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 	// The filled areas need the strokes' discs, not their fits: they are found on one
 	// more goroutine while the strokes are fitted, which keeps both cores busy through
 	// what was a serial stretch (covering, growing and outlining the areas, and
-	// planning which parts are redrawn whole); on a small image, on this goroutine
-	// before the fits. Nothing else touches the parts, blobs,
+	// planning which parts are redrawn whole); where there are no strokes, on this
+	// goroutine. Nothing else touches the parts, blobs,
 	// polys, firsts or plan until it is done, but for the fills' fits: once the plan
 	// knows which parts may be redrawn (ready), the fills are fitted while the
 	// outlines of those parts are found (plan.selectWhole, up to areasDone), which
@@ -311,8 +312,8 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		close(ready)
 		plan.selectWhole(g, level)
 	}
-	if small {
-		findAreas()
+	if len(ss) == 0 {
+		findAreas() // no strokes to fit beside them (a silhouette)
 	} else {
 		go findAreas()
 	}

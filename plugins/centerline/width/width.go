@@ -146,7 +146,7 @@ func depthHistogram(g *ink.Image, rs distance.Runs, d []int32, least int32) ([25
 	if w <= 0 {
 		rows = 0
 	}
-	rowGrain := grain.Lines(w, 64)
+	rowGrain := grain.Lines(rows, w, 64)
 	hists := make([][256]int, parallel.Workers(rows, rowGrain))
 	_ = parallel.For(context.Background(), rows, rowGrain, func(worker, lo, hi int) {
 		h := &hists[worker]

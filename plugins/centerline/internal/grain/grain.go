@@ -9,19 +9,19 @@
 // while the 1.45 MP owl gained a fifth from the second core.
 package grain
 
-// Pixels is the fewest pixels a range of a pass holds.
-const Pixels = 1 << 17
+// MinPixels is the fewest pixels a pass splits across cores: one over fewer runs on
+// the calling goroutine.
+const MinPixels = 1 << 18
 
-// Lines returns the grain of a pass over lines (rows, or columns) of length pixels
-// each: at least least lines, and Pixels pixels.
-func Lines(length, least int) int {
-	length = max(1, length)
-	return max(least, (Pixels+length-1)/length)
+// Lines returns the grain of a pass over n lines (rows, or columns) of length pixels
+// each: least lines, or all n at once when they hold fewer than MinPixels pixels.
+func Lines(n, length, least int) int {
+	if n*length < MinPixels {
+		return max(1, n)
+	}
+	return least
 }
 
-// Bands returns the grain of a pass over bands of rows rows of w pixels each: at least
-// one band, and Pixels pixels.
-func Bands(rows, w int) int {
-	n := max(1, rows*w)
-	return max(1, (Pixels+n-1)/n)
-}
+// Pixels returns the grain of a pass over n pixels handed out least at a time: least,
+// or all n at once when they are fewer than MinPixels.
+func Pixels(n, least int) int { return Lines(n, 1, least) }
