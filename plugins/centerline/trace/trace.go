@@ -381,10 +381,13 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 //
 // The typical radius is the square root of distance.MedianRunDepth: each line counts
 // about in proportion to its length, as along its centre line, and it is known before
-// the skeleton, so that the parts of the ink outlined whole need not be thinned. (The
-// skeleton's median depth, used before, is within a few pixels of it where lines make
-// the ink, and below it in silhouettes, whose skeleton runs down their widest parts:
-// their filled areas are then found with a smaller disc.)
+// the skeleton, so that the parts of the ink outlined whole need not be thinned. The
+// skeleton's median depth, used before, was the same on most line drawings, or a
+// little more (the owl's 37 squared pixels against 25: blob radius 12.2 rather than
+// 10), and more in silhouettes, whose skeleton runs down their widest parts (the
+// horse's 225 against 185), whose filled areas are now found with a smaller disc. Of
+// the 32 corpus images' SVGs only the owl's and two photos' changed; none of the 30
+// generated drawings'.
 func areas(rs distance.Runs, d []int32, w, h int) (typical float64, blobs []bool, blobRuns distance.Runs) {
 	typical = 1
 	if md, ok := distance.MedianRunDepth(rs, d, w); ok {
