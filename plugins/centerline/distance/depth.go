@@ -1,12 +1,6 @@
 package distance
 
-import (
-	"context"
-	"slices"
-
-	"github.com/tracecraft/tracecraft/plugins/centerline/internal/grain"
-	"github.com/tracecraft/tracecraft/sdk/parallel"
-)
+import "slices"
 
 // MedianRunDepth returns the median, over the runs of the shape whose runs are rs
 // (FindRuns) across its rows and down its columns, of each run's greatest squared
@@ -25,87 +19,67 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 	if w <= 0 || h <= 0 {
 		return 0, false
 	}
-	// Each worker counts into its own table; the counts add up alike in any order.
-	// One sweep down the rows in bands of columns: each column's deepest so far,
-	// counted where its run ends (at paper below, found from the next row's runs, or at
-	// the image's bottom edge), and each row's runs' deepest, a run counted by the band
-	// it starts in (which reads it past the band's end). Each worker counts into its
-	// own table; the counts add up alike in any order.
-	colGrain := grain.Lines(w, h, depthGrain)
-	tabs := make([]depthTable, parallel.Workers(w, colGrain))
-	_ = parallel.For(context.Background(), w, colGrain, func(worker, lo, hi int) {
-		t := &tabs[worker]
-		deepest := make([]int32, hi-lo)
-		for y := range h {
-			row := d[y*w : (y+1)*w]
-			cur := rs.within(y, lo, hi)
-			for _, s := range cur {
-				a, b := clip(s, lo, hi)
-				m := deepest[a-lo : b-lo]
-				across := int32(0)
-				for k, v := range row[a:b] {
-					m[k] = max(m[k], v)
-					across = max(across, v)
-				}
-				if int(s.A) >= lo {
-					if int(s.B) > hi {
-						across = max(across, slices.Max(row[hi:s.B]))
-					}
-					t.add(across)
-				}
+	// One sweep down the rows: each row's runs' deepest, and each column's deepest so
+	// far, counted where its run ends (at paper below, found from the next row's
+	// runs, or at the image's bottom edge). On one core: split into bands of columns
+	// across two, each band looked up its runs in every row, and the sweep took three
+	// times as long on a 640 x 480 page of glyphs (331 µs against 114), and longer on
+	// every line-art image of the corpus.
+	var t depthTable
+	deepest := make([]int32, w)
+	for y := range h {
+		row := d[y*w : (y+1)*w]
+		cur := rs.Row(y)
+		for _, s := range cur {
+			m := deepest[s.A:s.B]
+			across := int32(0)
+			for k, v := range row[s.A:s.B] {
+				m[k] = max(m[k], v)
+				across = max(across, v)
 			}
-			var next []Span
-			if y+1 < h {
-				next = rs.within(y+1, lo, hi)
-			}
-			j := 0
-			for _, s := range cur {
-				a, b := clip(s, lo, hi)
-				for x := a; x < b; {
-					for j < len(next) && int(next[j].B) <= x {
-						j++
-					}
-					// Columns x up to the next run below (or b) end their runs here.
-					gap, resume := b, b
-					if j < len(next) && int(next[j].A) < b {
-						gap, resume = max(x, int(next[j].A)), int(next[j].B)
-					}
-					for k := x; k < gap; k++ {
-						t.add(deepest[k-lo])
-						deepest[k-lo] = 0
-					}
-					x = resume
+			t.add(across)
+		}
+		var next []Span
+		if y+1 < h {
+			next = rs.Row(y + 1)
+		}
+		j := 0
+		for _, s := range cur {
+			a, b := int(s.A), int(s.B)
+			for x := a; x < b; {
+				for j < len(next) && int(next[j].B) <= x {
+					j++
 				}
+				// Columns x up to the next run below (or b) end their runs here.
+				gap, resume := b, b
+				if j < len(next) && int(next[j].A) < b {
+					gap, resume = max(x, int(next[j].A)), int(next[j].B)
+				}
+				for k := x; k < gap; k++ {
+					t.add(deepest[k])
+					deepest[k] = 0
+				}
+				x = resume
 			}
 		}
-	})
-	var all depthTable
-	for i := range tabs {
-		for v, c := range tabs[i].small {
-			all.small[v] += c
-		}
-		all.deep = append(all.deep, tabs[i].deep...)
 	}
-	n := len(all.deep)
-	for _, c := range all.small {
+	n := len(t.deep)
+	for _, c := range t.small {
 		n += int(c)
 	}
 	if n == 0 {
 		return 0, false
 	}
 	at := n / 2
-	for v, c := range all.small {
+	for v, c := range t.small {
 		if at < int(c) {
 			return int32(v), true
 		}
 		at -= int(c)
 	}
-	slices.Sort(all.deep)
-	return all.deep[at], true
+	slices.Sort(t.deep)
+	return t.deep[at], true
 }
-
-// depthGrain is the fewest columns MedianRunDepth hands a worker at a time.
-const depthGrain = 64
 
 // depthSmall is the number of squared distances a depthTable counts in its table (up
 // to a depth of 64 pixels); the runs of deeper ones, few, are listed.

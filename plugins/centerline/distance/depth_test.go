@@ -2,7 +2,6 @@ package distance
 
 import (
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"testing"
 )
@@ -83,13 +82,8 @@ func TestMedianRunDepthIsTheMedianOfTheRunsDeepest(t *testing.T) {
 		}
 		d := Transform(in, tc.w, tc.h)
 		want, wantOK := medianRunDepthPlain(in, d, tc.w, tc.h)
-		for _, procs := range []int{1, 2, 3} {
-			prev := runtime.GOMAXPROCS(procs)
-			got, ok := MedianRunDepth(FindRuns(in, tc.w, tc.h), d, tc.w)
-			runtime.GOMAXPROCS(prev)
-			if got != want || ok != wantOK {
-				t.Errorf("%s, %d procs: MedianRunDepth = %d, %v; want %d, %v", tc.name, procs, got, ok, want, wantOK)
-			}
+		if got, ok := MedianRunDepth(FindRuns(in, tc.w, tc.h), d, tc.w); got != want || ok != wantOK {
+			t.Errorf("%s: MedianRunDepth = %d, %v; want %d, %v", tc.name, got, ok, want, wantOK)
 		}
 		if tc.deep != (want >= depthSmall) {
 			t.Errorf("%s: the median %d, deep %v, is on the wrong side of the counted table's %d", tc.name, want, tc.deep, depthSmall)
