@@ -19,12 +19,12 @@ func MedianRunDepth(rs Runs, d []int32, w int) (int32, bool) {
 	if w <= 0 || h <= 0 {
 		return 0, false
 	}
-	// One sweep down the rows: each row's runs' deepest, and each column's deepest so
-	// far, counted where its run ends (at paper below, found from the next row's
-	// runs, or at the image's bottom edge). On one core: split into bands of columns
-	// across two, each band looked up its runs in every row, and the sweep took three
-	// times as long on a 640 x 480 page of glyphs (331 µs against 114), and longer on
-	// every line-art image of the corpus.
+	// One sweep down the rows, on one core: each row's runs' deepest, and each
+	// column's deepest so far, counted where its run ends (at paper below, found from
+	// the next row's runs, or at the image's bottom edge). Split into bands of columns
+	// on two cores, each band finding its runs in every row, it took three times as
+	// long on a 640 x 480 page of glyphs (331 µs against 114) and longer on every
+	// line-art image of the corpus.
 	var t depthTable
 	deepest := make([]int32, w)
 	for y := range h {
