@@ -114,7 +114,7 @@ func TransformRuns(rs Runs, w, h int) []int32 {
 	// outside of the image at either end: no parabola beyond them can be lower.
 	rowGrain := grain.Lines(h, w, 16)
 	scratch := newScratch(parallel.Workers(h, rowGrain), w+2)
-	defer scratchCache.Put(&scratch, (w+2)*len(scratch) <= maxKept/40) // 8+32 bytes a column
+	defer scratchCache.Put(&scratch, (w+2)*len(scratch) <= keep.MaxPixels/40) // 8+32 bytes a column
 	// No distance needs capping at MaxInt32 in an image under 32768 pixels a side.
 	small := int64(w+2)*int64(w+2)+int64(h)*int64(h) <= math.MaxInt32
 	_ = parallel.For(context.Background(), h, rowGrain, func(worker, lo, hi int) {
@@ -188,7 +188,7 @@ func findRuns(in []bool, w, h int, within *Runs) Runs {
 		for _, sp := range bands {
 			size += 8 * cap(sp)
 		}
-		bandCache.Put(&bands, size <= maxKept)
+		bandCache.Put(&bands, size <= keep.MaxPixels)
 	}()
 	_ = parallel.For(context.Background(), len(bands), grain.Lines(len(bands), runBand*w, 1), func(_, lo, hi int) {
 		for b := lo; b < hi; b++ {
@@ -352,7 +352,7 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 			g := openCache.Get()
 			*g = keep.Grown(*g, n)
 			nears = append(nears, opening(rs, d, t, b, uint8(far), r2, ends, out, *g))
-			openCache.Put(g, n <= maxKept)
+			openCache.Put(g, n <= keep.MaxPixels)
 		} else {
 			nears = append(nears, opening(rs, d, t, b, int32(far), r2, ends, out, make([]int32, n)))
 		}
@@ -619,26 +619,26 @@ func newScratch(workers, n int) []rowScratch {
 // Release gives back a distance map that TransformRuns or Transform returned, for a
 // later call to fill instead of allocating one: on the horse of the line-art corpus
 // the map was 525 KB of the 1.37 MB a trace allocated. The caller must not use d after.
-// A map of more than maxKept pixels (16 MB) is kept only in a sync.Pool: kept up to a
-// 1000 x 1000 image's, the openclipart owl's (1.45 MP) was allocated afresh each trace,
-// and TransformRuns took 4.9 ms there rather than 3.8.
+// A map of more than keep.MaxPixels pixels (16 MB) is kept only in a sync.Pool: kept
+// up to a 1000 x 1000 image's, the openclipart owl's (1.45 MP) was allocated afresh
+// each trace, and TransformRuns took 4.9 ms there rather than 3.8.
 func Release(d []int32) {
 	if cap(d) == 0 {
 		return
 	}
-	mapCache.Put(&d, cap(d) <= maxKept)
+	mapCache.Put(&d, cap(d) <= keep.MaxPixels)
 }
 
 // ReleaseOpening gives back a mask that OpeningRuns returned, or any other of the
 // caller's that nothing refers to any more, for a later OpeningRuns to fill instead of
 // allocating one (the horse of the line-art corpus: 131 KB of the 380 KB a trace
-// allocated). The caller must not use b after. A mask of more than maxKept bytes is
-// kept only in a sync.Pool.
+// allocated). The caller must not use b after. A mask of more than keep.MaxPixels
+// bytes is kept only in a sync.Pool.
 func ReleaseOpening(b []bool) {
 	if cap(b) == 0 {
 		return
 	}
-	outCache.Put(&b, cap(b) <= maxKept)
+	outCache.Put(&b, cap(b) <= keep.MaxPixels)
 }
 
 // The caches of scratch buffers between calls: the distance maps and the opening
@@ -651,11 +651,6 @@ var (
 	openCache    keep.Cache[[]uint8]
 	scratchCache keep.Cache[[]rowScratch]
 )
-
-// maxKept bounds the buffers a cache keeps in its slot to those of a 2000 x 2000 image
-// (4 MB at a byte a pixel; the distance map's, at four, 16 MB), so that a large image's
-// buffers go back to the garbage collector.
-const maxKept = 4_000_000
 
 // TransformRuns finds a run's envelope by envelopeNear when it has at most shortRun
 // columns with the pads, or when their column distances are at most shallowReach on

@@ -120,12 +120,9 @@ func newGrid(w, h int) *grid {
 }
 
 // gridCache keeps a grid between builds, its bytes all zero; one in its slot only up
-// to maxKept bytes (a 2000 x 2000 image's), so that a large image's go back to the
-// garbage collector.
+// to a byte a pixel of keep.MaxPixels, so that a large image's go back to the garbage
+// collector.
 var gridCache keep.Cache[grid]
-
-// maxKept is the most bytes of a grid that gridCache keeps in its slot.
-const maxKept = 4_000_000
 
 // release zeroes the bytes of the framed pixels q, the only ones the builds write (see
 // grid), and gives g back to gridCache; g is not used after.
@@ -134,7 +131,7 @@ func (g *grid) release(q []int32) {
 	for _, i := range q {
 		st[i] = 0
 	}
-	gridCache.Put(g, cap(st) <= maxKept)
+	gridCache.Put(g, cap(st) <= keep.MaxPixels)
 }
 
 // framed returns the indices on the framed grid of the image's pixels pix, in the same

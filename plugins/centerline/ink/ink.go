@@ -237,15 +237,15 @@ func Binarise(g *Image, mode Mode, level float64) (*Image, *Mask) {
 // Strength, Binarise or Threshold returned (either may be nil), for the later calls to
 // fill instead of allocating them: on the horse of the line-art corpus they were 262
 // KB of the 670 KB a centre-line trace allocated. The caller must not use g or m after.
-// One buffer of each kind of at most maxKept bytes is kept outside a sync.Pool.
+// One buffer of each kind of at most keep.MaxPixels bytes is kept outside a sync.Pool.
 func Release(g *Image, m *Mask) {
 	if g != nil && cap(g.Pix) > 0 {
 		pix := g.Pix
-		pixCache.Put(&pix, cap(pix) <= maxKept)
+		pixCache.Put(&pix, cap(pix) <= keep.MaxPixels)
 	}
 	if m != nil && cap(m.Pix) > 0 {
 		pix := m.Pix
-		maskCache.Put(&pix, cap(pix) <= maxKept)
+		maskCache.Put(&pix, cap(pix) <= keep.MaxPixels)
 	}
 }
 
@@ -254,10 +254,6 @@ var (
 	pixCache  keep.Cache[[]uint8]
 	maskCache keep.Cache[[]bool]
 )
-
-// maxKept is the most bytes of a buffer kept in a cache's slot (a 2000 x 2000 image's),
-// so that a large image's go back to the garbage collector.
-const maxKept = 4_000_000
 
 // fixedLevel returns the darkness above which a pixel is ink at luma threshold level
 // in Fixed mode: darkness is whole, so above 255 - level means above its floor (and no

@@ -307,9 +307,10 @@ type scratch struct {
 // scratchCache keeps ThinRuns's scratch between calls.
 var scratchCache keep.Cache[scratch]
 
-// maxKeptScratch is the most bytes of scratch scratchCache keeps in its slot (a 2000 x
-// 2000 image's framed grid and visit order); a larger one is left to its pool.
-const maxKeptScratch = 5 * 4_000_000
+// maxKeptScratch is the most bytes of scratch scratchCache keeps in its slot (those of
+// keep.MaxPixels: a byte a pixel of framed grid, four of visit order); a larger one is
+// left to its pool.
+const maxKeptScratch = 5 * keep.MaxPixels
 
 // sweep goes on thinning layer from its pixel i (see ThinRuns), with the first n pixels
 // kept so far compacted at its start, until a simple pixel that is not free asks

@@ -10,6 +10,12 @@ import (
 	"sync/atomic"
 )
 
+// MaxPixels is the most pixels of an image whose buffers a Cache keeps in its slot (a
+// 2000 x 2000 image's): a larger image's go to the sync.Pool, which the garbage
+// collector empties. The callers of Put compare their buffers' sizes with it, in
+// pixels or in bytes a pixel times it.
+const MaxPixels = 2000 * 2000
+
 // Cache keeps buffers of type T between calls: the last one put in a slot the garbage
 // collector does not empty, others (those of calls that overlapped) in a sync.Pool. A
 // sync.Pool alone missed on 40 to 45 % of the horse's calls (its object in the private
