@@ -396,3 +396,34 @@ func TestOpeningReusesReleasedMasks(t *testing.T) {
 		}
 	}
 }
+
+// TestMaskIsClearWhateverWasGivenBack: a mask from Mask is all false, whether it is
+// new or one given back dirty (larger, or of the size asked), and a mask given back
+// too small is not used.
+func TestMaskIsClearWhateverWasGivenBack(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		given, n int
+	}{
+		{"nothing given back", 0, 100},
+		{"larger", 300, 100},
+		{"the same size", 100, 100},
+		{"too small", 50, 100},
+	} {
+		if tc.given > 0 {
+			b := make([]bool, tc.given)
+			for i := range b {
+				b[i] = true
+			}
+			ReleaseOpening(b)
+		}
+		m := Mask(tc.n)
+		if len(m) != tc.n || slices.Contains(m, true) {
+			t.Errorf("%s: %d bools, set: %v", tc.name, len(m), slices.Contains(m, true))
+		}
+		for i := range m {
+			m[i] = true
+		}
+		ReleaseOpening(m) // dirty, for the next case
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
+	"github.com/tracecraft/tracecraft/plugins/centerline/fit"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 	"github.com/tracecraft/tracecraft/plugins/centerline/internal/grain"
 	"github.com/tracecraft/tracecraft/plugins/centerline/internal/keep"
@@ -150,12 +151,8 @@ func (p *Parts) AbsorbRuns(b []bool, brs distance.Runs, share float64) (blobs []
 		return nil, nil
 	}
 	r := &p.r
-	size := make([]int, p.n)
+	size := p.Sizes()
 	covered := make([]int, p.n)
-	for i := range r.len() {
-		lo, hi := r.span(i, p.w)
-		size[p.number[i]] += hi - lo
-	}
 	for i, k := range p.runParts(brs) {
 		covered[k] += int(brs.Spans[i].B - brs.Spans[i].A)
 	}
@@ -187,8 +184,9 @@ func (p *Parts) Except(parts []bool) distance.Runs {
 	return out
 }
 
-// Pt is a point of an outline, on pixel corners or crack midpoints.
-type Pt struct{ X, Y float64 }
+// Pt is a point of an outline, on pixel corners or crack midpoints: a fit.Vec, so
+// that an outline is fitted as it is, without a copy.
+type Pt = fit.Vec
 
 // Outlines returns the closed boundaries of the blob mask b: outer boundaries and holes,
 // each as the midpoints of its unit boundary edges, so that a fit smooths the staircase.
@@ -219,7 +217,8 @@ func (p *Parts) Outlines(b []bool) [][]Pt {
 // crack.
 func (p *Parts) EdgeOutlines(b []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
 	rs := distance.FindRunsWithin(b, p.r.Runs, p.w)
-	return p.outlinesInHalves(b, rs, p.runParts(rs), g, edge)
+	polys, firsts, _ = p.outlinesInHalves(b, rs, p.runParts(rs), g, edge)
+	return polys, firsts
 }
 
 // runParts returns the part of each run of rs, the runs of a mask within p's shape:
@@ -242,10 +241,21 @@ func (p *Parts) runParts(rs distance.Runs) []int32 {
 // the selected parts' runs in their mask: they are the runs of p's shape numbered
 // in sel (nil, nil when sel selects no part).
 func (p *Parts) SelectEdgeOutlines(sel []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt) {
-	b := p.Select(sel)
-	if b == nil {
-		return nil, nil
+	polys, firsts, _ = p.SelectEdgeOutlinesKeyed(sel, g, edge)
+	return polys, firsts
+}
+
+// SelectEdgeOutlinesKeyed is SelectEdgeOutlines, and returns too each outline's key:
+// the outlines are listed in the order of their keys, and those of one selection are
+// those of a larger one with the same keys (each outline lies in one part), so that
+// the outlines of two selections merged by key are those of the two together.
+func (p *Parts) SelectEdgeOutlinesKeyed(sel []bool, g *ink.Image, edge float64) (polys [][]Pt, firsts []Pt, keys []int) {
+	if !slices.Contains(sel, true) {
+		return nil, nil, nil
 	}
+	// The selected parts' mask, in a buffer given back once their outlines are traced.
+	b := p.selectIn(distance.Mask(p.w*(len(p.r.Start)-1)), sel)
+	defer distance.ReleaseOpening(b)
 	h := len(p.r.Start) - 1
 	rs := distance.Runs{Start: make([]int32, h+1)}
 	var part []int32
@@ -261,18 +271,38 @@ func (p *Parts) SelectEdgeOutlines(sel []bool, g *ink.Image, edge float64) (poly
 	return p.outlinesInHalves(b, rs, part, g, edge)
 }
 
+// Sizes returns each part's pixels, by number (At).
+func (p *Parts) Sizes() []int {
+	size := make([]int, p.n)
+	for i := range p.r.len() {
+		lo, hi := p.r.span(i, p.w)
+		size[p.number[i]] += hi - lo
+	}
+	return size
+}
+
+// Holding returns which parts (by number, At) hold some of the runs rs, those of a
+// mask within p's shape.
+func (p *Parts) Holding(rs distance.Runs) []bool {
+	held := make([]bool, p.n)
+	for _, k := range p.runParts(rs) {
+		held[k] = true
+	}
+	return held
+}
+
 // minHalves is the least number of pixels whose outlines outlinesInHalves traces in
 // two halves at once: below it a goroutine costs more than it saves.
 const minHalves = 4096
 
-// outlinesInHalves is outlines(b, rs, p.w, h, g, edge) of the mask b within p's shape
+// outlinesInHalves is outlinesKeyed(b, rs, p.w, h, g, edge) of the mask b within p's shape
 // whose runs are rs, with part the part of each run. The parts are split in two
 // halves of about as many of b's pixels (in part order), and the outlines of each
 // half are traced at once, each on a goroutine, then merged in the order one trace
 // lists them: parts never touch, not even at a corner, so each outline lies in one
 // part and is traced as it is in the whole. (On the openclipart owl, tracing the
 // filled areas' outlines ran on one core for 18 M instructions a trace.)
-func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *ink.Image, edge float64) ([][]Pt, []Pt) {
+func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *ink.Image, edge float64) ([][]Pt, []Pt, []int) {
 	h := len(p.r.Start) - 1
 	size := make([]int, p.n)
 	total := 0
@@ -281,7 +311,7 @@ func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *in
 		total += int(s.B - s.A)
 	}
 	if total < minHalves {
-		return outlines(b, rs, p.w, h, g, edge)
+		return outlinesKeyed(b, rs, p.w, h, g, edge)
 	}
 	second := make([]bool, p.n) // the parts of the second half
 	cum := 0
@@ -325,7 +355,7 @@ func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *in
 	<-done
 	// Merge by key; firsts are listed only when g is given.
 	n := len(t[0].polys) + len(t[1].polys)
-	polys := make([][]Pt, 0, n)
+	polys, keys := make([][]Pt, 0, n), make([]int, 0, n)
 	var firsts []Pt
 	if g != nil {
 		firsts = make([]Pt, 0, n)
@@ -336,16 +366,16 @@ func (p *Parts) outlinesInHalves(b []bool, rs distance.Runs, part []int32, g *in
 		if at[0] == len(t[0].keys) || at[1] < len(t[1].keys) && t[1].keys[at[1]] < t[0].keys[at[0]] {
 			k = 1
 		}
-		polys = append(polys, t[k].polys[at[k]])
+		polys, keys = append(polys, t[k].polys[at[k]]), append(keys, t[k].keys[at[k]])
 		if g != nil {
 			firsts = append(firsts, t[k].firsts[at[k]])
 		}
 		at[k]++
 	}
 	if n == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	return polys, firsts
+	return polys, firsts, keys
 }
 
 // outlines is Outlines of the w x h mask b whose runs are rs. When g is not nil, it
@@ -437,16 +467,16 @@ func outlinesKeyed(b []bool, rs distance.Runs, w, h int, g *ink.Image, edge floa
 			var q Pt
 			switch side {
 			case 0:
-				q = Pt{float64(x) + 0.5, float64(y)}
+				q = Pt{X: float64(x) + 0.5, Y: float64(y)}
 				cx, cy = x+1, y
 			case 1:
-				q = Pt{float64(x + 1), float64(y) + 0.5}
+				q = Pt{X: float64(x + 1), Y: float64(y) + 0.5}
 				cx, cy = x+1, y+1
 			case 2:
-				q = Pt{float64(x) + 0.5, float64(y + 1)}
+				q = Pt{X: float64(x) + 0.5, Y: float64(y + 1)}
 				cx, cy = x, y+1
 			default:
-				q = Pt{float64(x), float64(y) + 0.5}
+				q = Pt{X: float64(x), Y: float64(y) + 0.5}
 				cx, cy = x, y
 			}
 			if len(poly) == 0 {
@@ -680,7 +710,7 @@ func Hatch(b []bool, w, h int, spacing float64) [][2]Pt {
 			if c < a {
 				a, c = (a+c)/2, (a+c)/2
 			}
-			out = append(out, [2]Pt{{a, float64(y) + 0.5}, {c, float64(y) + 0.5}})
+			out = append(out, [2]Pt{{X: a, Y: float64(y) + 0.5}, {X: c, Y: float64(y) + 0.5}})
 		}
 	}
 	return out
@@ -700,7 +730,7 @@ type Disc struct{ X, Y, R float64 }
 // halves Cover's instructions.)
 func Cover(b, in []bool, w, h int, discs []Disc) []bool {
 	if b == nil {
-		b = make([]bool, w*h)
+		b = distance.Mask(w * h)
 	}
 	if len(discs) == 0 {
 		return b
@@ -996,16 +1026,20 @@ func (p *Parts) Beside(q Pt) int {
 // Select returns the mask of the pixels of the parts k with sel[k] set, or nil when
 // there are none.
 func (p *Parts) Select(sel []bool) []bool {
-	var b []bool
+	if !slices.Contains(sel, true) {
+		return nil
+	}
+	return p.selectIn(make([]bool, p.w*(len(p.r.Start)-1)), sel)
+}
+
+// selectIn sets in b, as large as p's shape, the pixels of the parts k with sel[k]
+// set, and returns b.
+func (p *Parts) selectIn(b []bool, sel []bool) []bool {
 	for i := range p.r.len() {
-		if !sel[p.number[i]] {
-			continue
+		if sel[p.number[i]] {
+			lo, hi := p.r.span(i, p.w)
+			setBools(b[lo:hi])
 		}
-		if b == nil {
-			b = make([]bool, p.w*(len(p.r.Start)-1))
-		}
-		lo, hi := p.r.span(i, p.w)
-		setBools(b[lo:hi])
 	}
 	return b
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/tracecraft/tracecraft/plugins/centerline/distance"
 	"github.com/tracecraft/tracecraft/plugins/centerline/ink"
 )
 
@@ -65,7 +66,7 @@ func outlinesByCrackList(b []bool, w, h int) [][]Pt {
 		for !used[c] {
 			used[c] = true
 			k := cracks[c]
-			poly = append(poly, Pt{float64(k.x0+k.x1) / 2, float64(k.y0+k.y1) / 2})
+			poly = append(poly, Pt{X: float64(k.x0+k.x1) / 2, Y: float64(k.y0+k.y1) / 2})
 			pick := -1
 			for _, key := range leaving(k.x1, k.y1) {
 				n := int(uint32(key))
@@ -221,5 +222,112 @@ func TestSelectEdgeOutlinesAreTheSelectedPartsEdgeOutlines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyedOutlinesOfTwoSelectionsMergeIntoTheirUnions: the outlines of two disjoint
+// selections of parts, merged by key, are those of the two selected together, each
+// with its key, in increasing order: what the centre-line tracer relies on when it
+// finds some parts' outlines ahead and the rest later. Large masks are traced in two
+// halves at once, small ones in one go; both are covered.
+func TestKeyedOutlinesOfTwoSelectionsMergeIntoTheirUnions(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		w, h  int
+		shape float64
+	}{
+		{"small, parts with holes", 50, 41, 0.6},
+		{"large, specks", 200, 120, 0.3},
+		{"large, parts with holes", 160, 120, 0.6},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(6) {
+				rng := rand.New(rand.NewPCG(seed, 21))
+				in := make([]bool, tc.w*tc.h)
+				g := &ink.Image{W: tc.w, H: tc.h, Pix: make([]uint8, tc.w*tc.h)}
+				for i := range in {
+					in[i] = rng.Float64() < tc.shape
+					g.Pix[i] = uint8(rng.IntN(256))
+				}
+				parts := NewParts(in, tc.w, tc.h)
+				a, b, both := make([]bool, parts.Len()), make([]bool, parts.Len()), make([]bool, parts.Len())
+				for k := range both {
+					switch rng.IntN(3) {
+					case 0:
+						a[k], both[k] = true, true
+					case 1:
+						b[k], both[k] = true, true
+					}
+				}
+				want, wantFirsts, wantKeys := parts.SelectEdgeOutlinesKeyed(both, g, 0.5)
+				if !slices.IsSorted(wantKeys) || len(wantKeys) != len(want) {
+					t.Fatalf("seed %d: keys %v not one per outline in increasing order", seed, wantKeys)
+				}
+				pa, fa, ka := parts.SelectEdgeOutlinesKeyed(a, g, 0.5)
+				pb, fb, kb := parts.SelectEdgeOutlinesKeyed(b, g, 0.5)
+				var got [][]Pt
+				var firsts []Pt
+				var keys []int
+				for i, j := 0, 0; i < len(ka) || j < len(kb); {
+					if j == len(kb) || i < len(ka) && ka[i] < kb[j] {
+						got, firsts, keys = append(got, pa[i]), append(firsts, fa[i]), append(keys, ka[i])
+						i++
+					} else {
+						got, firsts, keys = append(got, pb[j]), append(firsts, fb[j]), append(keys, kb[j])
+						j++
+					}
+				}
+				if !slices.Equal(keys, wantKeys) || !slices.Equal(firsts, wantFirsts) {
+					t.Fatalf("seed %d: merged keys %v, firsts %v; want %v, %v", seed, keys, firsts, wantKeys, wantFirsts)
+				}
+				for i := range got {
+					if !slices.Equal(got[i], want[i]) {
+						t.Fatalf("seed %d: outline %d is %v, want %v", seed, i, got[i], want[i])
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSizesAndHolding(t *testing.T) {
+	// Three parts: a 2 x 2 square, a 3-pixel row, a single pixel.
+	rows := []string{
+		"##..###",
+		"##.....",
+		"......#",
+	}
+	w, h := len(rows[0]), len(rows)
+	in := make([]bool, w*h)
+	for y, r := range rows {
+		for x, c := range r {
+			in[y*w+x] = c == '#'
+		}
+	}
+	parts := NewParts(in, w, h)
+	sizes := make(map[int]int)
+	for k, n := range parts.Sizes() {
+		sizes[n] = k
+	}
+	if len(sizes) != 3 || sizes[4] != parts.At(0, 0) || sizes[3] != parts.At(4, 0) || sizes[1] != parts.At(6, 2) {
+		t.Fatalf("sizes %v, parts at (0,0) %d, (4,0) %d, (6,2) %d", parts.Sizes(), parts.At(0, 0), parts.At(4, 0), parts.At(6, 2))
+	}
+	for _, tc := range []struct {
+		name string
+		mask []bool // within the shape
+		want []int  // the points whose parts hold some of it
+	}{
+		{"none", make([]bool, w*h), nil},
+		{"one pixel of the square", func() []bool { m := make([]bool, w*h); m[w+1] = true; return m }(), []int{0}},
+		{"the row and the dot", func() []bool { m := make([]bool, w*h); m[5], m[2*w+6] = true, true; return m }(), []int{4, 2*w + 6}},
+	} {
+		held := parts.Holding(distance.FindRuns(tc.mask, w, h))
+		want := make([]bool, parts.Len())
+		for _, i := range tc.want {
+			want[parts.At(i%w, i/w)] = true
+		}
+		if !slices.Equal(held, want) {
+			t.Errorf("%s: holding %v, want %v", tc.name, held, want)
+		}
 	}
 }

@@ -24,7 +24,7 @@ func BenchmarkGraph_Lineart(b *testing.B) {
 		rs := distance.FindRuns(m.Pix, w, h)
 		d := distance.TransformRuns(rs, w, h)
 		_, blobs, blobRuns := areas(rs, d, w, h)
-		sk, _, err := strokeSkeleton(context.Background(), rs, d, w, h, blobs, blobRuns, o, func() *fill.Parts { return fill.PartsOf(rs, w) })
+		sk, _, _, err := strokeSkeleton(context.Background(), rs, d, w, h, blobs, blobRuns, o, func() *fill.Parts { return fill.PartsOf(rs, w) })
 		if err != nil {
 			b.Fatal(err)
 		}

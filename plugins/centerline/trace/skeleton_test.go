@@ -50,7 +50,7 @@ func TestStrokeSkeletonLeavesOutOnlyThePartsOutlinedWhole(t *testing.T) {
 		d := distance.TransformRuns(rs, w, h)
 		_, blobs, blobRuns := areas(rs, d, w, h)
 		parts := fill.PartsOf(rs, w)
-		got, grown, err := strokeSkeleton(context.Background(), rs, d, w, h, slices.Clone(blobs), blobRuns, o, func() *fill.Parts { return parts })
+		got, grown, _, err := strokeSkeleton(context.Background(), rs, d, w, h, slices.Clone(blobs), blobRuns, o, func() *fill.Parts { return parts })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -311,7 +311,91 @@ func outlineWhereCheaper(ctx context.Context, parts *fill.Parts, g *ink.Image, l
 	for i, f := range fitted {
 		drawn[i] = len(f) > 0
 	}
-	pl := planRedraw(parts, ss, drawn, firsts)
+	pl := planRedraw(parts, partsOfStrokes(parts, ss, drawn), firsts, nil)
 	pl.selectWhole(g, level)
 	return pl.finish(ctx, fitted, fitFills)
+}
+
+// TestOutlinesFoundInSetsAreThoseFoundAtOnce: the outlines of parts found and fitted
+// in several sets (ahead of the plan, and the rest after it), merged, are the loops
+// that one set of all those parts gives, for the parts asked for alone: as
+// redrawPlan.finish had them before any were found ahead.
+func TestOutlinesFoundInSetsAreThoseFoundAtOnce(t *testing.T) {
+	const w, h = 160, 120
+	// Rings and discs of several sizes: parts with holes, some large.
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			c := color.NRGBA{255, 255, 255, 255}
+			for i, cx := range []float64{20, 60, 110, 140} {
+				cy := 30 + float64(i%2)*55
+				r := math.Hypot(float64(x)+0.5-cx, float64(y)+0.5-cy)
+				if r < 6+3*float64(i) && (i%2 == 0 || r > 3+float64(i)) {
+					c = color.NRGBA{0, 0, 0, 255}
+				}
+			}
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	o := DefaultOptions()
+	g, m := ink.Binarise(ink.Darkness(img), o.Threshold, o.Level)
+	parts := fill.NewParts(m.Pix, w, h)
+	n := parts.Len()
+	if n != 4 {
+		t.Fatalf("%d parts, want 4", n)
+	}
+	sel := func(ks ...int) []bool {
+		s := make([]bool, n)
+		for _, k := range ks {
+			s[k] = true
+		}
+		return s
+	}
+	all := sel(0, 1, 2, 3)
+	for _, tc := range []struct {
+		name string
+		sets [][]bool
+		of   []bool
+	}{
+		{"two sets, all asked for", [][]bool{sel(0, 2), sel(1, 3)}, all},
+		{"three sets, some asked for", [][]bool{sel(3), sel(0), sel(1, 2)}, sel(0, 1, 3)},
+		{"a set of parts not asked for", [][]bool{sel(0, 1), sel(2, 3)}, sel(2, 3)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			one := &wholeOutlines{sel: all}
+			one.find(parts, g, 200)
+			if err := one.fit(context.Background(), tc.of); err != nil {
+				t.Fatal(err)
+			}
+			want := mergeLoops(tc.of, []*wholeOutlines{one})
+			var sets []*wholeOutlines
+			for i, s := range tc.sets {
+				wo := &wholeOutlines{sel: s, ready: make(chan struct{})}
+				wo.find(parts, g, 200)
+				<-wo.ready
+				// The first set fitted for every part it holds, as ahead of the plan;
+				// the others for those asked for alone.
+				of := tc.of
+				if i == 0 {
+					of = all
+				}
+				if err := wo.fit(context.Background(), of); err != nil {
+					t.Fatal(err)
+				}
+				if err := wo.fit(context.Background(), tc.of); err != nil {
+					t.Fatal(err)
+				}
+				sets = append(sets, wo)
+			}
+			got := mergeLoops(tc.of, sets)
+			if len(want) == 0 || len(got) != len(want) {
+				t.Fatalf("%d loops, want %d (and some)", len(got), len(want))
+			}
+			for i := range got {
+				if got[i].first != want[i].first || !slices.Equal(got[i].segs, want[i].segs) {
+					t.Fatalf("loop %d: %v from %v, want %v from %v", i, got[i].segs, got[i].first, want[i].segs, want[i].first)
+				}
+			}
+		})
+	}
 }
