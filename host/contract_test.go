@@ -42,6 +42,9 @@ func TestSchemaHealthAndDocuments(t *testing.T) {
 	if got := r.json["experimentalEngines"]; !reflect.DeepEqual(got, []any{"exp"}) {
 		t.Errorf("experimentalEngines = %v, want [exp]", got)
 	}
+	if got := r.json["namedEngines"]; !reflect.DeepEqual(got, []any{}) {
+		t.Errorf("namedEngines = %v, want []", got)
+	}
 	for _, e := range []string{"tracecraft", "vtracer", "potrace", "zeta", "exp"} {
 		params, _ := r.json[e].(map[string]any)
 		action, _ := params["action"].(map[string]any)
@@ -388,5 +391,40 @@ func TestTimeoutAndCrashesLeaveTheHostServing(t *testing.T) {
 	// connections; each leaked client would leave about perProcess).
 	if !testbin.Eventually(5*time.Second, func() bool { return goroutines() <= baseline+4 }) {
 		t.Errorf("goroutines: %v at the start, %v after the crashes", baseline, goroutines())
+	}
+}
+
+// TestEnginesTracedOnlyWhenNamed: a stable engine under the bundled centerline's name
+// is listed in namedEngines, not engines, is described like the others, runs when a
+// request names it, and is never what auto falls back to: with the bundled engines
+// absent, auto runs the third-party engine instead.
+func TestEnginesTracedOnlyWhenNamed(t *testing.T) {
+	t.Parallel()
+	h := startHost(t, newPlugins(t, "centerline", "zeta"), "", "--workers", "2")
+	r := h.get("/api/schema")
+	if r.status != 200 {
+		t.Fatalf("schema: %s", r)
+	}
+	if got := r.json["engines"]; !reflect.DeepEqual(got, []any{"auto", "zeta"}) {
+		t.Errorf("engines = %v, want [auto zeta]", got)
+	}
+	if got := r.json["namedEngines"]; !reflect.DeepEqual(got, []any{"centerline"}) {
+		t.Errorf("namedEngines = %v, want [centerline]", got)
+	}
+	if _, ok := r.json["centerline"].(map[string]any); !ok {
+		t.Errorf("schema lacks centerline's parameters: %v", r.json)
+	}
+	img := noisePNG(t, 40, 30)
+	for _, tc := range []struct{ settings, want string }{
+		{`{}`, "zeta"},
+		{`{"engine":"centerline"}`, "centerline"},
+	} {
+		r := h.vectorize(img, tc.settings)
+		if r.status != 200 || r.json["engine"] != tc.want {
+			t.Errorf("%s: %s, want engine %s", tc.settings, r, tc.want)
+		}
+	}
+	if r := h.get("/llms.txt"); !strings.Contains(string(r.body), "traced only when a request names them (auto never picks them): centerline.") {
+		t.Errorf("llms.txt does not list centerline as named only:\n%s", r.body)
 	}
 }

@@ -316,8 +316,11 @@ func TestBundledEnginesThroughTheService(t *testing.T) {
 	if got := schema.json["engines"]; !reflect.DeepEqual(got, []any{"tracecraft", "auto", "vtracer", "potrace"}) {
 		t.Errorf("engines = %v", got)
 	}
-	if got := schema.json["experimentalEngines"]; !reflect.DeepEqual(got, []any{"centerline", "potrace2", "tracecraft2"}) {
+	if got := schema.json["experimentalEngines"]; !reflect.DeepEqual(got, []any{"potrace2", "tracecraft2"}) {
 		t.Errorf("experimentalEngines = %v", got)
+	}
+	if got := schema.json["namedEngines"]; !reflect.DeepEqual(got, []any{"centerline"}) {
+		t.Errorf("namedEngines = %v", got)
 	}
 	for _, e := range engines {
 		params, _ := schema.json[e.name].(map[string]any)

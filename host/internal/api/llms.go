@@ -24,7 +24,7 @@ func (s *Server) llms(c *gin.Context) {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	all := s.Tracing.Engines.Engines()
-	stable, experimental := engineLists(all)
+	stable, experimental, named := engineLists(all)
 	maxMB := imagecheck.Megabytes(s.Limits.MaxBytes, false)
 
 	p("# Tracecraft")
@@ -64,7 +64,7 @@ func (s *Server) llms(c *gin.Context) {
 	p("- best: %s. The answer's candidates lists each setting tried: {preset, variant, engine, svgSize, quality {ssim, psnr}} or {preset, engine, error}, the kept one first.", bestDescription)
 	p("")
 	p("## Engines")
-	p("Stable: %s. Experimental: %s.", strings.Join(stable, ", "), orNone(experimental))
+	p("Stable: %s. Stable, traced only when a request names them (auto never picks them): %s. Experimental: %s.", strings.Join(stable, ", "), orNone(named), orNone(experimental))
 	for _, e := range all {
 		d := e.Desc
 		p("")

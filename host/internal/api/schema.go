@@ -11,6 +11,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/tracecraft/tracecraft/host/internal/engines"
+	"github.com/tracecraft/tracecraft/host/internal/selector"
 	"github.com/tracecraft/tracecraft/host/internal/settings"
 	"github.com/tracecraft/tracecraft/host/internal/tracing"
 	"github.com/tracecraft/tracecraft/sdk"
@@ -60,13 +61,19 @@ func (o *ordered) MarshalJSON() ([]byte, error) {
 }
 
 // engineLists splits the installed engines into the schema's stable list (with auto in
-// its place) and the experimental list.
-func engineLists(all []*engines.Engine) (stable, experimental []string) {
+// its place), the experimental list, and the list of stable engines traced only when a
+// request names them (selector.NamedOnly), each list never nil.
+func engineLists(all []*engines.Engine) (stable, experimental, named []string) {
 	installed := map[string]bool{}
 	var others []string
+	experimental, named = []string{}, []string{}
 	for _, e := range all {
 		if e.Desc.Stability == sdk.Experimental {
 			experimental = append(experimental, e.Desc.Name)
+			continue
+		}
+		if slices.Contains(selector.NamedOnly, e.Desc.Name) {
+			named = append(named, e.Desc.Name)
 			continue
 		}
 		installed[e.Desc.Name] = true
@@ -82,10 +89,8 @@ func engineLists(all []*engines.Engine) (stable, experimental []string) {
 	}
 	sort.Strings(others)
 	sort.Strings(experimental)
-	if experimental == nil {
-		experimental = []string{}
-	}
-	return append(stable, others...), experimental
+	sort.Strings(named)
+	return append(stable, others...), experimental, named
 }
 
 // describeParams returns an engine's parameters in the spec's descriptor form, in the
@@ -135,17 +140,17 @@ func describeParams(d sdk.Descriptor) *ordered {
 	return out
 }
 
-// schemaBody builds the schema document: engines, experimentalEngines, one key per
-// engine (stable first, in the engines list's order), presets.
+// schemaBody builds the schema document: engines, experimentalEngines, namedEngines,
+// one key per engine (in those lists' order), presets.
 func (s *Server) schemaBody() *ordered {
 	all := s.Tracing.Engines.Engines()
-	stable, experimental := engineLists(all)
-	body := newOrdered().set("engines", stable).set("experimentalEngines", experimental)
+	stable, experimental, named := engineLists(all)
+	body := newOrdered().set("engines", stable).set("experimentalEngines", experimental).set("namedEngines", named)
 	byName := map[string]sdk.Descriptor{}
 	for _, e := range all {
 		byName[e.Desc.Name] = e.Desc
 	}
-	for _, name := range append(append([]string{}, stable...), experimental...) {
+	for _, name := range slices.Concat(stable, experimental, named) {
 		if d, ok := byName[name]; ok {
 			body.set(name, describeParams(d))
 		}

@@ -59,7 +59,7 @@ func Document(s Service) obj {
 		"/api/vectorize": obj{"post": s.vectorizeOp()},
 		"/api/schema": obj{"get": s.op("getSchema", "Every engine's parameters, the engine lists and the presets",
 			"The parameter descriptors of every installed engine, stable engines first (auto in its place), "+
-				"then experimental ones, and the presets.",
+				"then experimental ones, then stable ones traced only when named, and the presets.",
 			jsonContent(ref("schemas", "Schema")), nil)},
 		"/api/health": obj{"get": s.op("getHealth", "Service status, lanes and engines",
 			"ok, or degraded when an engine failed to load or none is installed; the lanes' workers and queues; "+
@@ -405,12 +405,16 @@ func (s Service) settingsSchemas(out obj) {
 	}
 
 	schemaProps["engines"] = obj{"type": "array", "items": obj{"type": "string"}, "description": "Stable engines, auto after tracecraft."}
-	schemaProps["experimentalEngines"] = obj{"type": "array", "items": obj{"type": "string"}}
+	schemaProps["experimentalEngines"] = obj{"type": "array", "items": obj{"type": "string"},
+		"description": "Engines whose output may change between versions, by name."}
+	schemaProps["namedEngines"] = obj{"type": "array", "items": obj{"type": "string"},
+		"description": "Stable engines traced only when a request names them (auto never picks them), by name: " +
+			"the bundled centerline."}
 	schemaProps["presets"] = obj{"type": "object", "additionalProperties": ref("schemas", "Preset")}
 	out["Schema"] = obj{
 		"type":     "object",
-		"required": []string{"engines", "experimentalEngines", "presets"},
-		"description": "engines, experimentalEngines, then one object per engine mapping each parameter to its " +
+		"required": []string{"engines", "experimentalEngines", "namedEngines", "presets"},
+		"description": "engines, experimentalEngines, namedEngines, then one object per engine mapping each parameter to its " +
 			"descriptor, then presets.",
 		"properties": schemaProps,
 		// An engine installed after this document was built is described the same way.

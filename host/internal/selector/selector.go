@@ -46,6 +46,12 @@ const Shaded = "shaded"
 // auto choice falls back to when its category's engine is not installed.
 var PreferredAnalyzers = []string{"tracecraft", "vtracer", "potrace"}
 
+// NamedOnly are the stable bundled engines traced only when a request names them:
+// an auto choice never picks them, nor falls back to them. The centre-line engine
+// draws each line as one stroke, for a pen plotter or an engraver, which a client
+// asks for; as the trace of an image chosen for it, it would surprise one who did not.
+var NamedOnly = []string{"centerline"}
+
 // photoBytesPerPixel: a compressed file this large per pixel holds a photograph's
 // noise; flat art compresses to a small fraction of it.
 const photoBytesPerPixel = 0.6

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -84,6 +85,9 @@ type Catalog struct {
 	// Fallback lists, in order of preference, the engines an auto choice falls back to
 	// when the engine its category names is not installed.
 	Fallback []string
+	// NamedOnly lists the engines traced only when a request names them: an auto
+	// choice never falls back to them.
+	NamedOnly []string
 }
 
 // Engine returns the description of the installed engine called name.
@@ -265,15 +269,16 @@ type Resolved struct {
 }
 
 // fallback returns the engine an auto choice uses when its category's engine is not
-// installed: the first installed of c.Fallback, else the first stable engine.
+// installed: the first installed of c.Fallback, else the first stable engine but those
+// traced only when named.
 func (c Catalog) fallback() string {
 	for _, n := range c.Fallback {
-		if _, ok := c.Engine(n); ok {
+		if _, ok := c.Engine(n); ok && !slices.Contains(c.NamedOnly, n) {
 			return n
 		}
 	}
 	for _, d := range c.Engines {
-		if d.Stability == sdk.Stable {
+		if d.Stability == sdk.Stable && !slices.Contains(c.NamedOnly, d.Name) {
 			return d.Name
 		}
 	}

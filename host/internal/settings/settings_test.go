@@ -155,6 +155,7 @@ func TestResolveRefusesAPresetWhoseEngineIsMissing(t *testing.T) {
 }
 
 func TestResolveAutoFallsBackToAnInstalledEngine(t *testing.T) {
+	named := sdk.Descriptor{Name: "centerline", Stability: sdk.Stable}
 	for _, tt := range []struct {
 		name    string
 		engines []sdk.Descriptor
@@ -162,10 +163,14 @@ func TestResolveAutoFallsBackToAnInstalledEngine(t *testing.T) {
 	}{
 		{"bundled", catalog.Engines[:1], "tracecraft"},
 		{"third-party only", []sdk.Descriptor{{Name: "exp", Stability: sdk.Experimental}, {Name: "zeta", Stability: sdk.Stable}}, "zeta"},
+		{"named only first", []sdk.Descriptor{named, {Name: "zeta", Stability: sdk.Stable}}, "zeta"},
+		{"named only in the fallback list", []sdk.Descriptor{named, catalog.Engines[0]}, "tracecraft"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cat := catalog
 			cat.Engines = tt.engines
+			cat.NamedOnly = []string{"centerline"}
+			cat.Fallback = []string{"centerline", "tracecraft", "vtracer", "potrace"}
 			s, err := Parse(nil, cat)
 			if err != nil {
 				t.Fatal(err)

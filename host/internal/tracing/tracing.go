@@ -83,7 +83,7 @@ func (s *Service) Catalog() settings.Catalog {
 	for i, e := range all {
 		descs[i] = e.Desc
 	}
-	return settings.Catalog{Engines: descs, Presets: s.Presets, Fallback: selector.PreferredAnalyzers}
+	return settings.Catalog{Engines: descs, Presets: s.Presets, Fallback: selector.PreferredAnalyzers, NamedOnly: selector.NamedOnly}
 }
 
 // Result is a traced image.

@@ -48,7 +48,7 @@ func (*Engine) Describe() sdk.Descriptor {
 	return sdk.Descriptor{
 		Name:        "centerline",
 		Version:     "0.1.0",
-		Stability:   sdk.Experimental,
+		Stability:   sdk.Stable,
 		Description: "centre-line tracing: one stroke down the middle of each line with its width, for line art, handwriting, pen plotters, lasers and engravers.",
 		Params:      sdk.Describe[Params](),
 	}

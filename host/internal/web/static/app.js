@@ -214,6 +214,10 @@
     const stable = s.engines.includes('auto') ? s.engines : ['auto', ...s.engines];
     const engineOptions = stable.map((e) => el('option', { value: e }, e === 'auto' ? 'auto (chosen by the service)' : e));
     const experimental = Array.isArray(s.experimentalEngines) ? s.experimentalEngines : [];
+    const named = Array.isArray(s.namedEngines) ? s.namedEngines : [];
+    if (named.length) {
+      engineOptions.push(el('optgroup', { label: 'Only when chosen' }, ...named.map((e) => el('option', { value: e }, e))));
+    }
     if (experimental.length) {
       engineOptions.push(el('optgroup', { label: 'Experimental' }, ...experimental.map((e) => el('option', { value: e }, e))));
     }
@@ -238,6 +242,8 @@
       else text = 'The service traces the image with its two likeliest presets and keeps the better trace.';
     } else if ((s.experimentalEngines || []).includes(e)) {
       text = 'Experimental: its output may change between versions.';
+    } else if ((s.namedEngines || []).includes(e) && (p === 'auto' || !preset || preset.engine !== e)) {
+      text = `${e} at its defaults: the service never picks it, it runs when chosen.`;
     } else if (p !== 'auto' && preset && preset.engine && preset.engine !== e) {
       text = `The ${p} preset's parameters are for ${preset.engine}, so ${e} runs at its defaults.`;
     } else if (p === 'auto') {
