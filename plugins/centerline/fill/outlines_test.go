@@ -195,13 +195,7 @@ func TestSelectEdgeOutlinesAreTheSelectedPartsEdgeOutlines(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(10) {
 				rng := rand.New(rand.NewPCG(seed, 7))
-				in := make([]bool, tc.w*tc.h)
-				g := &ink.Image{W: tc.w, H: tc.h, Pix: make([]uint8, tc.w*tc.h)}
-				for i := range in {
-					in[i] = rng.Float64() < tc.shape
-					g.Pix[i] = uint8(rng.IntN(256))
-				}
-				parts := NewParts(in, tc.w, tc.h)
+				parts, g := randomParts(rng, tc.w, tc.h, tc.shape)
 				sel := make([]bool, parts.Len())
 				for k := range sel {
 					sel[k] = rng.Float64() < tc.chose
@@ -243,13 +237,7 @@ func TestKeyedOutlinesOfTwoSelectionsMergeIntoTheirUnions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(6) {
 				rng := rand.New(rand.NewPCG(seed, 21))
-				in := make([]bool, tc.w*tc.h)
-				g := &ink.Image{W: tc.w, H: tc.h, Pix: make([]uint8, tc.w*tc.h)}
-				for i := range in {
-					in[i] = rng.Float64() < tc.shape
-					g.Pix[i] = uint8(rng.IntN(256))
-				}
-				parts := NewParts(in, tc.w, tc.h)
+				parts, g := randomParts(rng, tc.w, tc.h, tc.shape)
 				a, b, both := make([]bool, parts.Len()), make([]bool, parts.Len()), make([]bool, parts.Len())
 				for k := range both {
 					switch rng.IntN(3) {
@@ -330,4 +318,16 @@ func TestSizesAndHolding(t *testing.T) {
 			t.Errorf("%s: holding %v, want %v", tc.name, held, want)
 		}
 	}
+}
+
+// randomParts returns the parts of a w x h shape whose pixels are set with the
+// probability shape, and an ink image of random levels as large.
+func randomParts(rng *rand.Rand, w, h int, shape float64) (*Parts, *ink.Image) {
+	in := make([]bool, w*h)
+	g := &ink.Image{W: w, H: h, Pix: make([]uint8, w*h)}
+	for i := range in {
+		in[i] = rng.Float64() < shape
+		g.Pix[i] = uint8(rng.IntN(256))
+	}
+	return NewParts(in, w, h), g
 }
