@@ -339,10 +339,7 @@ func OpeningRuns(rs Runs, d []int32, w, h int, r float64) ([]bool, Runs) {
 		if out == nil {
 			// A mask given back (ReleaseOpening) when one is large enough: the
 			// boxes below set only their own pixels, so it is cleared whole.
-			var dirty bool
-			if out, dirty = keep.Take(&outCache, w*h); dirty {
-				clear(out)
-			}
+			out = Mask(w * h)
 		}
 		b.x0, b.y0, b.x1, b.y1 = max(0, b.x0-grow), max(0, b.y0-grow), min(w-1, b.x1+grow), min(h-1, b.y1+grow)
 		// A column distance above r is as good as infinite.

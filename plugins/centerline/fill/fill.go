@@ -150,7 +150,6 @@ func (p *Parts) AbsorbRuns(b []bool, brs distance.Runs, share float64) (blobs []
 	if b == nil {
 		return nil, nil
 	}
-	r := &p.r
 	size := p.Sizes()
 	covered := make([]int, p.n)
 	for i, k := range p.runParts(brs) {
@@ -160,28 +159,32 @@ func (p *Parts) AbsorbRuns(b []bool, brs distance.Runs, share float64) (blobs []
 	for k := range whole {
 		whole[k] = covered[k] > 0 && float64(covered[k]) >= share*float64(size[k])
 	}
-	for i := range r.len() {
-		if whole[p.number[i]] {
-			lo, hi := r.span(i, p.w)
-			setBools(b[lo:hi])
-		}
-	}
-	return b, whole
+	return p.selectIn(b, whole), whole
 }
 
 // Except returns the runs of p's shape but those of the parts marked in parts (by
 // number, At), in raster order as distance.FindRuns lists them.
 func (p *Parts) Except(parts []bool) distance.Runs {
-	out := distance.Runs{Start: make([]int32, len(p.r.Start))}
+	rs, _ := p.runsOf(parts, false, false)
+	return rs
+}
+
+// runsOf returns the runs of p's shape in the parts k with sel[k] == want, in raster
+// order as distance.FindRuns lists them, and, when withParts is set, each one's part.
+func (p *Parts) runsOf(sel []bool, want, withParts bool) (rs distance.Runs, part []int32) {
+	rs.Start = make([]int32, len(p.r.Start))
 	for y := range len(p.r.Start) - 1 {
 		for i := p.r.Start[y]; i < p.r.Start[y+1]; i++ {
-			if !parts[p.number[i]] {
-				out.Spans = append(out.Spans, p.r.Spans[i])
+			if k := p.number[i]; sel[k] == want {
+				rs.Spans = append(rs.Spans, p.r.Spans[i])
+				if withParts {
+					part = append(part, k)
+				}
 			}
 		}
-		out.Start[y+1] = int32(len(out.Spans))
+		rs.Start[y+1] = int32(len(rs.Spans))
 	}
-	return out
+	return rs, part
 }
 
 // Pt is a point of an outline, on pixel corners or crack midpoints: a fit.Vec, so
@@ -256,18 +259,7 @@ func (p *Parts) SelectEdgeOutlinesKeyed(sel []bool, g *ink.Image, edge float64) 
 	// The selected parts' mask, in a buffer given back once their outlines are traced.
 	b := p.selectIn(distance.Mask(p.w*(len(p.r.Start)-1)), sel)
 	defer distance.ReleaseOpening(b)
-	h := len(p.r.Start) - 1
-	rs := distance.Runs{Start: make([]int32, h+1)}
-	var part []int32
-	for y := range h {
-		for i := p.r.Start[y]; i < p.r.Start[y+1]; i++ {
-			if k := p.number[i]; sel[k] {
-				rs.Spans = append(rs.Spans, p.r.Spans[i])
-				part = append(part, k)
-			}
-		}
-		rs.Start[y+1] = int32(len(rs.Spans))
-	}
+	rs, part := p.runsOf(sel, true, true)
 	return p.outlinesInHalves(b, rs, part, g, edge)
 }
 

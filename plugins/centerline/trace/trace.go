@@ -255,16 +255,17 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		}
 	}
 	defer aheadDone()
+	// The parts that hold some of the filled areas (by number), where there are areas:
+	// the parts are numbered then (some may have been absorbed whole).
+	var held []bool
+	if whole != nil {
+		held = parts().Holding(blobRuns)
+	}
 	if o.Fill == FillOutline && o.Width != WidthFixed && !small {
 		choose := func(ps *fill.Parts) []bool {
 			sel := largeParts(ps)
-			if len(blobRuns.Spans) > 0 {
-				for k, held := range ps.Holding(blobRuns) {
-					sel[k] = sel[k] || held
-				}
-			}
-			for k := range whole {
-				sel[k] = sel[k] && !whole[k]
+			for k := range held {
+				sel[k] = (sel[k] || held[k]) && !whole[k]
 			}
 			return sel
 		}
@@ -337,9 +338,9 @@ func traceMask(ctx context.Context, g *ink.Image, m []bool, w, h int, o Options)
 		// The parts likely weighed: those that hold some of the areas or have uneven
 		// strokes, stroked and not bridged.
 		sp = partsOfStrokes(parts(), ss, drawn(prepared))
-		likely = parts().Holding(blobRuns)
+		likely = make([]bool, parts().Len())
 		for k := range likely {
-			likely[k] = likely[k] || uneven != nil && uneven[k]
+			likely[k] = held != nil && held[k] || uneven != nil && uneven[k]
 		}
 		likely = sp.weighed(likely)
 	}
